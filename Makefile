@@ -1,0 +1,34 @@
+# skillhouse: every target sets up what it needs in .venv on a fresh machine (Python 3.11, pip, make).
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint bench fuzz clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+demo: $(STAMP)
+	$(BIN)/python -m skillhouse.demo
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+fuzz: $(STAMP)
+	SKILLHOUSE_FUZZ=long $(BIN)/pytest tests -k fuzz
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

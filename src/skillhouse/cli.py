@@ -1,0 +1,88 @@
+"""The ``skillhouse`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from skillhouse.compiler import compile_dir, neutral_tool
+from skillhouse.skill import SkillError
+
+app = typer.Typer(
+    name="skillhouse",
+    help="HTTP operations declared in skill files, offered to LLM agents as tools.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def _report(errors: list[SkillError]) -> None:
+    for error in errors:
+        # plain lines: editors and CI annotate FILE:LINE
+        print(str(error), file=sys.stderr)
+
+
+def _compiled_or_exit(path: Path, version: str | None = None) -> Any:
+    compiled, errors = compile_dir(path, version)
+    if compiled is None:
+        _report(errors)
+        raise typer.Exit(1)
+    return compiled
+
+
+@app.command()
+def check(paths: Annotated[list[Path], typer.Argument(help="Skill package directories.")]) -> None:
+    """Check skill packages; print each error as FILE:LINE: CODE: message."""
+    failed = 0
+    for path in paths:
+        compiled, errors = compile_dir(path)
+        if compiled is None:
+            _report(errors)
+            failed += 1
+        else:
+            ops = len(compiled.operations)
+            err.print(f"[green]ok[/green] {path}: {ops} operation{'s' if ops != 1 else ''}, {compiled.digest}")
+    if failed:
+        err.print(f"[red]{failed} of {len(paths)} package{'s' if len(paths) != 1 else ''} failed[/red]")
+        raise typer.Exit(1)
+
+
+@app.command("compile")
+def compile_(
+    path: Annotated[Path, typer.Argument(help="A skill package directory.")],
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the release here instead of stdout.")] = None,
+    version: Annotated[str | None, typer.Option("--version", help="Release version (default: metadata.version).")] = None,
+) -> None:
+    """Compile a skill package into its canonical release JSON."""
+    compiled = _compiled_or_exit(path, version)
+    data = compiled.canonical()
+    if out_file is None:
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.flush()
+    else:
+        out_file.write_bytes(data)
+        err.print(f"wrote {out_file} ({len(data)} bytes, {compiled.digest})")
+
+
+@app.command()
+def tools(path: Annotated[Path, typer.Argument(help="A skill package directory.")]) -> None:
+    """Print the neutral tool definitions (name, description, parameters) as JSON."""
+    compiled = _compiled_or_exit(path)
+    definitions = [neutral_tool(op) for op in compiled.operations]
+    print(json.dumps(definitions, indent=2, ensure_ascii=False))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Expanding ``#/types/Name`` references so that each tool's schema stands alone.
+
+Providers take each tool's schema by itself and several refuse ``$ref``. A type that contains
+itself stops at ``{"type": "object"}``. Expansion shares already-expanded subtrees (they are never
+mutated afterwards) and counts nodes, so a DAG of types that would expand to gigabytes is refused
+as too large long before it is built.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+TYPE_PREFIX = "#/types/"
+SCHEMA_LIMIT = 24_576
+# Every JSON value takes at least one byte, so more nodes than the byte limit can never fit.
+_NODE_BUDGET = SCHEMA_LIMIT * 2
+
+
+class UnknownType(Exception):
+    def __init__(self, ref: str, reason: str) -> None:
+        self.ref = ref
+        self.reason = reason
+        super().__init__(reason)
+
+
+class TooLarge(Exception):
+    pass
+
+
+@dataclass
+class _Expanded:
+    value: Any
+    nodes: int
+    cut: frozenset[str]
+    """Type names replaced by ``{"type": "object"}`` inside: the value depends on them being on the stack."""
+
+
+def expand_types(schema: Any, types: dict[str, Any]) -> Any:
+    """Return ``schema`` with every ``#/types/Name`` reference replaced by the type's schema.
+
+    Raises :class:`UnknownType` for a reference that is not to a type in ``types`` and
+    :class:`TooLarge` when the expansion cannot fit in :data:`SCHEMA_LIMIT` bytes.
+    """
+    memo: dict[str, _Expanded] = {}
+    budget = [_NODE_BUDGET]
+    return _expand(schema, types, (), memo, budget).value
+
+
+def compact_size(schema: Any) -> int:
+    """Bytes of the compact UTF-8 JSON of ``schema``: the measure of the size cap."""
+    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def _spend(budget: list[int], nodes: int) -> None:
+    budget[0] -= nodes
+    if budget[0] < 0:
+        raise TooLarge
+
+
+def _expand(node: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if ref is not None:
+            resolved = _resolve(ref, types, stack, memo, budget)
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            if not siblings:
+                return resolved
+            rest = _expand(siblings, types, stack, memo, budget)
+            value = resolved.value
+            if isinstance(value, dict):
+                merged = {**value, **rest.value}
+            else:
+                merged = {"allOf": [value], **rest.value}
+            return _Expanded(merged, resolved.nodes + rest.nodes, resolved.cut | rest.cut)
+        out: dict[str, Any] = {}
+        nodes = 1
+        cut: frozenset[str] = frozenset()
+        for key, value in node.items():
+            child = _expand(value, types, stack, memo, budget)
+            out[key] = child.value
+            nodes += child.nodes
+            cut |= child.cut
+        _spend(budget, 1)
+        return _Expanded(out, nodes, cut)
+    if isinstance(node, list):
+        items = [_expand(item, types, stack, memo, budget) for item in node]
+        _spend(budget, 1)
+        cut = frozenset().union(*(i.cut for i in items)) if items else frozenset()
+        return _Expanded([i.value for i in items], 1 + sum(i.nodes for i in items), cut)
+    _spend(budget, 1)
+    return _Expanded(node, 1, frozenset())
+
+
+def _resolve(ref: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
+    if not isinstance(ref, str) or not ref.startswith(TYPE_PREFIX):
+        raise UnknownType(str(ref), f"reference {ref!r} is not supported; refer to shared types as '#/types/Name'")
+    name = ref[len(TYPE_PREFIX) :]
+    if name not in types:
+        known = ", ".join(sorted(types)[:10]) or "none: add types.json"
+        raise UnknownType(ref, f"type {name!r} is not in types.json (known: {known})")
+    if name in stack:
+        _spend(budget, 3)
+        return _Expanded({"type": "object"}, 3, frozenset({name}))
+    cached = memo.get(name)
+    if cached is not None:
+        _spend(budget, cached.nodes)
+        return cached
+    expanded = _expand(types[name], types, (*stack, name), memo, budget)
+    # Only an expansion that does not depend on the outer stack can be reused elsewhere.
+    if expanded.cut <= {name}:
+        memo[name] = _Expanded(expanded.value, expanded.nodes, frozenset())
+        return memo[name]
+    return _Expanded(expanded.value, expanded.nodes, expanded.cut - {name})

@@ -1,0 +1,77 @@
+"""The compiled forms: an operation's declaration and where each of its arguments goes.
+
+These are plain data; the release document is their JSON form (:func:`operation_document`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Location = Literal["path", "query", "header", "body"]
+LOCATIONS: tuple[Location, ...] = ("path", "query", "header", "body")
+QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
+ENCODINGS = ("json", "form", "multipart")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One tool argument and where it is sent."""
+
+    name: str
+    """The argument name the model uses (a property of the tool's schema)."""
+    location: Location
+    wire: str
+    """The name on the wire: the query parameter, header or body field name."""
+    style: str | None = None
+    """Query serialization other than repeated ``form``; ``None`` for the default."""
+
+    def document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"name": self.name, "in": self.location, "wire": self.wire}
+        if self.style is not None:
+            doc["style"] = self.style
+        return doc
+
+
+@dataclass(frozen=True)
+class OperationDecl:
+    """An operation as compiled from its file: everything the guest and gateway need."""
+
+    name: str
+    """The file stem: the name the skill lists the operation under (``create_booking``)."""
+    tool_name: str
+    file: str
+    description: str
+    prose: str
+    method: str
+    url: str
+    """URL template with ``{param}`` path segments."""
+    arguments: tuple[Argument, ...]
+    schema: dict[str, Any]
+    """The tool's parameters: one JSON Schema object with every reference expanded."""
+    encoding: str = "json"
+    headers: dict[str, str] = field(default_factory=dict)
+    identity: tuple[str, ...] = ()
+    approval: dict[str, Any] | None = None
+    payload: str | None = None
+    """An argument sent as the whole body (a body that is not an object), or ``None``."""
+
+    def document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "name": self.name,
+            "tool_name": self.tool_name,
+            "file": self.file,
+            "description": self.description,
+            "prose": self.prose,
+            "method": self.method,
+            "url": self.url,
+            "arguments": [a.document() for a in self.arguments],
+            "schema": self.schema,
+            "encoding": self.encoding,
+            "headers": dict(self.headers),
+            "identity": list(self.identity),
+            "approval": self.approval,
+        }
+        if self.payload is not None:
+            doc["payload"] = self.payload
+        return doc

@@ -1,0 +1,158 @@
+"""Compiling a skill package into its release document, and the document's canonical hash.
+
+The release is the unit that is stored, hashed, served and exported. Its hash is SHA-256 over the
+RFC 8785 canonical JSON of the document without its ``digest``, so the same package gives the same
+bytes and the same hash on any machine, whatever the YAML formatting or key order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+
+from skillhouse.compiler.model import OperationDecl
+from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
+from skillhouse.compiler.operation import OperationContext, check_file_keys, compile_operation, parse_gate
+from skillhouse.compiler.profiles import compatibility_report
+from skillhouse.skill import errors as codes
+from skillhouse.skill.errors import SkillError
+from skillhouse.skill.package import SkillPackage
+
+RELEASE_FORMAT = "skillhouse.release/1"
+DEFAULT_VERSION = "0.0.0"
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+
+
+@dataclass(frozen=True)
+class CompiledSkill:
+    """A package that compiled clean: its operations and the release document built from them."""
+
+    operations: tuple[OperationDecl, ...]
+    document: dict[str, Any]
+    """The release document including its ``digest``."""
+
+    @property
+    def digest(self) -> str:
+        return str(self.document["digest"])
+
+    def canonical(self) -> bytes:
+        return canonical_json(self.document)
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 canonical JSON bytes of ``value``."""
+    return bytes(rfc8785.dumps(value))
+
+
+def release_digest(document: dict[str, Any]) -> str:
+    """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key."""
+    body = {k: v for k, v in document.items() if k != "digest"}
+    return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def first_paragraph(markdown: str) -> str:
+    """The first paragraph of prose (headings skipped), joined onto one line."""
+    lines: list[str] = []
+    for line in markdown.splitlines():
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if _HEADING.match(line) and not lines:
+            continue
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def compile_package(package: SkillPackage, version: str | None = None) -> tuple[CompiledSkill | None, list[SkillError]]:
+    """Compile ``package``; returns the compiled skill, or ``None`` and every error at once."""
+    errors: list[SkillError] = []
+    operations: list[OperationDecl] = []
+    documents: list[dict[str, Any]] = []
+    gates: list[dict[str, Any]] = []
+    names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_TOOLS}
+    for md in package.files:
+        front = md.frontmatter
+        shown = package.where(md.path)
+        body = front.body if front is not None else md.text
+        prose = body.strip()
+        if front is None:
+            documents.append({"path": md.path, "text": prose})
+            continue
+        ctx = OperationContext(
+            skill=package.name,
+            file=md.path,
+            shown=shown,
+            front=front,
+            text_lines=md.text.splitlines(),
+            types=package.types,
+        )
+        check_file_keys(ctx)
+        if "operation" not in front.data:
+            gate = parse_gate(ctx)
+            if gate is not None:
+                gates.append({"file": md.path, "matches": " ".join(gate), **_reason(front.data["approval"])})
+            documents.append({"path": md.path, "text": prose})
+            errors.extend(ctx.errors)
+            continue
+        stem = md.path.removesuffix(".md")
+        name = tool_name(package.name, stem)
+        description = first_paragraph(prose)
+        decl = compile_operation(ctx, name, description, prose)
+        if name in names_taken:
+            ctx.error(
+                codes.TOOL_NAME_COLLISION,
+                f"tool name {name!r} is already taken by {names_taken[name]}; rename one of the files",
+                "operation",
+            )
+            decl = None
+        else:
+            names_taken[name] = md.path
+        errors.extend(ctx.errors)
+        if decl is not None:
+            if not decl.description:
+                decl = _with_description(decl)
+            operations.append(decl)
+    if package.manifest is None or errors:
+        return None, sorted(set(errors))
+    manifest = package.manifest
+    chosen = version or manifest.metadata.get("version") or DEFAULT_VERSION
+    tools = [neutral_tool(op) for op in operations]
+    document: dict[str, Any] = {
+        "format": RELEASE_FORMAT,
+        "skill": manifest.name,
+        "version": chosen,
+        "description": manifest.description,
+        "instructions": manifest.instructions,
+        "metadata": dict(sorted(manifest.metadata.items())),
+        "license": manifest.license,
+        "compatibility_note": manifest.compatibility,
+        "operations": [op.document() for op in operations],
+        "documents": documents,
+        "gates": gates,
+        "types": package.types,
+        "compatibility": compatibility_report(tools),
+    }
+    document["digest"] = release_digest(document)
+    return CompiledSkill(tuple(operations), document), []
+
+
+def neutral_tool(op: OperationDecl | dict[str, Any]) -> dict[str, Any]:
+    """The provider-neutral tool definition of an operation: name, description, parameters."""
+    if isinstance(op, OperationDecl):
+        return {"name": op.tool_name, "description": op.description, "parameters": op.schema}
+    return {"name": op["tool_name"], "description": op["description"], "parameters": op["schema"]}
+
+
+def _reason(approval: Any) -> dict[str, Any]:
+    return {"reason": approval["reason"]} if isinstance(approval, dict) and "reason" in approval else {}
+
+
+def _with_description(decl: OperationDecl) -> OperationDecl:
+    from dataclasses import replace
+
+    return replace(decl, description=f"{decl.method} {decl.url}")

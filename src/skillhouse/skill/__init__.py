@@ -1,0 +1,17 @@
+"""Reading skill packages: SKILL.md, operation frontmatter, plain documents and types.json."""
+
+from skillhouse.skill.errors import ALL_CODES, SkillError, SkillPackageError
+from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
+from skillhouse.skill.package import SkillManifest, SkillPackage, read_package, read_package_dir
+
+__all__ = [
+    "ALL_CODES",
+    "Frontmatter",
+    "MarkdownFile",
+    "SkillError",
+    "SkillManifest",
+    "SkillPackage",
+    "SkillPackageError",
+    "read_package",
+    "read_package_dir",
+]
