@@ -1,0 +1,58 @@
+"""The host functions a guest may call: its only way out (``wit/agent.wit``).
+
+Everything crosses as JSON strings, as it does across the WebAssembly boundary, so the in-process
+runner and the wasm runner hand the guest exactly the same bytes.
+
+Contracts (JSON shapes):
+
+``eager_tools() -> str``
+    JSON list of the eager tool definitions offered from the first step
+    (``load_tools``, ``read_object``, ``fetch_url``), each ``{"name", "description", "parameters"}``.
+
+``skill_operations() -> str``
+    JSON list, one entry per skill version bound to the turn::
+
+        {"skill": "hollowbrook", "version": "1.0.0", "description": "...", "instructions": "...",
+         "operations": [<release operation documents, see compiler.model.OperationDecl.document>],
+         "documents": [{"path": "house_rules.md", "text": "..."}]}
+
+``read_object(path) -> str``
+    JSON ``{"ok": "<text>"}`` or ``{"error": {"code", "message"}}``.
+
+``fetch_url(request) -> str``
+    ``request`` is JSON ``{"method", "url", "headers": {...}, "body": str | null}``. The answer is
+    JSON ``{"status": int, "headers": {...}, "body": str}`` for a response (``"replayed": true``
+    when the gateway answered a duplicate from its store), or ``{"error": {"code", "message", ...}}``
+    (codes include ``egress-refused``, ``approval-required`` with ``approval_id``,
+    ``idempotency-conflict``, ``idempotency-mismatch``, ``upstream-unresolved``).
+
+``complete(request) -> str``
+    ``request`` is JSON ``{"system": str, "messages": [...], "tools": [<neutral definitions offered>],
+    "deferred": [<neutral definitions not yet loaded>]}`` with neutral messages
+    ``{"role": "user" | "assistant" | "tool", "content": str | null,
+    "tool_calls": [{"id", "name", "arguments": {...}}], "tool_call_id": str}``.
+    The answer is JSON ``{"content": str | null, "tool_calls": [...]}`` or
+    ``{"error": {"code", "message"}}``.
+
+``log(level, message) -> None``
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Host(Protocol):
+    """The WIT host functions as the guest sees them."""
+
+    def eager_tools(self) -> str: ...
+
+    def skill_operations(self) -> str: ...
+
+    def read_object(self, path: str) -> str: ...
+
+    def fetch_url(self, request: str) -> str: ...
+
+    def complete(self, request: str) -> str: ...
+
+    def log(self, level: str, message: str) -> None: ...
