@@ -1,0 +1,62 @@
+"""Settings, built in one place from the environment.
+
+``SKILLHOUSE_DATA_DIR``      where the SQLite database and the built guest component live
+``SKILLHOUSE_DATABASE_URL``  SQLAlchemy URL; default SQLite in the data directory
+``SKILLHOUSE_GUEST``         ``wasm`` or ``inprocess``: which guest runner turns use
+``SKILLHOUSE_RESOLVE``       ``host:port=address,...``: fixed name resolution (demo and tests)
+``SKILLHOUSE_SECRET_KEY``    key that encrypts stored credentials (urlsafe base64, 32 bytes)
+``SKILLHOUSE_MODEL``         ``scripted``, ``openai:MODEL`` or ``anthropic:MODEL`` for the agent loop
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "skillhouse"
+
+
+def parse_resolve(spec: str) -> dict[tuple[str, int], str]:
+    """``"hollowbrook.local:8084=127.0.0.1,api.test:443=10.0.0.2"`` to ``{(host, port): address}``."""
+    table: dict[tuple[str, int], str] = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, sep, address = item.partition("=")
+        host, colon, port = name.rpartition(":")
+        if not sep or not colon or not port.isdigit() or not host or not address:
+            raise ValueError(f"SKILLHOUSE_RESOLVE entry {item!r} must look like host:port=address")
+        table[(host.lower(), int(port))] = address
+    return table
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, read once."""
+
+    data_dir: Path = field(default_factory=_default_data_dir)
+    database_url: str = ""
+    guest: str = "wasm"
+    resolve: dict[tuple[str, int], str] = field(default_factory=dict)
+    secret_key: str | None = None
+    model: str = "scripted"
+
+    def __post_init__(self) -> None:
+        if not self.database_url:
+            object.__setattr__(self, "database_url", f"sqlite:///{self.data_dir / 'skillhouse.db'}")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        data_dir = Path(env["SKILLHOUSE_DATA_DIR"]) if env.get("SKILLHOUSE_DATA_DIR") else _default_data_dir()
+        return cls(
+            data_dir=data_dir,
+            database_url=env.get("SKILLHOUSE_DATABASE_URL", ""),
+            guest=env.get("SKILLHOUSE_GUEST", "wasm"),
+            resolve=parse_resolve(env.get("SKILLHOUSE_RESOLVE", "")),
+            secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,
+            model=env.get("SKILLHOUSE_MODEL", "scripted"),
+        )
