@@ -1,0 +1,47 @@
+"""Fixtures shared by every test area."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
+CORPUS = ROOT.parent / "shared" / "corpus" / "openapi"
+
+SKILL_MD = """\
+---
+name: {name}
+description: A test skill.
+---
+Use the tools.
+"""
+
+PackageFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def make_package(tmp_path: Path) -> PackageFactory:
+    """Write a skill package into ``tmp_path/<name>`` from file names to (dedented) texts.
+
+    SKILL.md is added unless given; pass ``None`` as a text to leave a file out.
+    """
+
+    def make(files: dict[str, str | bytes | None], name: str = "shop") -> Path:
+        root = tmp_path / name
+        root.mkdir(parents=True, exist_ok=True)
+        merged: dict[str, str | bytes | None] = {"SKILL.md": SKILL_MD.format(name=name), **files}
+        for filename, text in merged.items():
+            if text is None:
+                continue
+            target = root / filename
+            if isinstance(text, bytes):
+                target.write_bytes(text)
+            else:
+                target.write_text(textwrap.dedent(text), encoding="utf-8")
+        return root
+
+    return make
