@@ -69,10 +69,7 @@ def _expand(node: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict
                 return resolved
             rest = _expand(siblings, types, stack, memo, budget)
             value = resolved.value
-            if isinstance(value, dict):
-                merged = {**value, **rest.value}
-            else:
-                merged = {"allOf": [value], **rest.value}
+            merged = {**value, **rest.value} if isinstance(value, dict) else {"allOf": [value], **rest.value}
             return _Expanded(merged, resolved.nodes + rest.nodes, resolved.cut | rest.cut)
         out: dict[str, Any] = {}
         nodes = 1

@@ -436,11 +436,10 @@ def _name_list(ctx: OperationContext, op: dict[str, Any], key: str, check_names:
     return out
 
 
-def _check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[tuple[str, int]] | list[str]]]) -> None:
+def _check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[tuple[str, int]]]]) -> None:
     seen: dict[str, str] = {}
     for where, members in groups:
-        for index, member in enumerate(members):
-            name = member if isinstance(member, str) else member[0]
+        for index, (name, _) in enumerate(members):
             if name in seen:
                 other = seen[name]
                 detail = f"twice in {where}" if other == where else f"in both {other} and {where}"
