@@ -1,0 +1,79 @@
+"""The gateway's refusals and signals, each with a stable code the guest and the API hand on.
+
+::
+
+    GatewayError                      every refusal; ``code`` is stable, ``message`` is for people
+    ├── InvalidRequest                ``invalid-request``: the request itself is malformed
+    ├── EgressRefused                 ``egress-refused``: host not allowed or address not public
+    ├── ApprovalRequired              ``approval-required``: a signal, not a failure (``approval_id``)
+    ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``
+    ├── IdempotencyConflict           ``idempotency-conflict``: a duplicate still in flight
+    ├── IdempotencyMismatch           ``idempotency-mismatch``: same identity, different payload
+    ├── UpstreamUnresolved            ``upstream-unresolved``: sent, outcome unknown; never resent
+    ├── UpstreamFailed                ``upstream-unreachable``/``upstream-failed``: nothing was sent
+    └── CredentialError               ``secret-key-missing``, ``invalid-credential``, ``credential-not-found``
+
+No error ever carries a secret: messages are built from hosts, paths and codes only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class GatewayError(Exception):
+    """A refusal with a stable ``code``; :meth:`document` is what the guest and the API see."""
+
+    code = "gateway-error"
+
+    def __init__(self, message: str, *, code: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details = details
+
+    def document(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, **self.details}}
+
+
+class InvalidRequest(GatewayError):
+    code = "invalid-request"
+
+
+class EgressRefused(GatewayError):
+    code = "egress-refused"
+
+
+class ApprovalRequired(GatewayError):
+    """The request is held until a person approves it; ``approval_id`` names the approval."""
+
+    code = "approval-required"
+
+    def __init__(self, message: str, approval_id: str) -> None:
+        super().__init__(message, approval_id=approval_id)
+        self.approval_id = approval_id
+
+
+class ApprovalError(GatewayError):
+    code = "approval-not-found"
+
+
+class IdempotencyConflict(GatewayError):
+    code = "idempotency-conflict"
+
+
+class IdempotencyMismatch(GatewayError):
+    code = "idempotency-mismatch"
+
+
+class UpstreamUnresolved(GatewayError):
+    code = "upstream-unresolved"
+
+
+class UpstreamFailed(GatewayError):
+    code = "upstream-failed"
+
+
+class CredentialError(GatewayError):
+    code = "invalid-credential"

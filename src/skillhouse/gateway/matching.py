@@ -1,0 +1,130 @@
+"""Which bound operation a request is, and which approval gates hold it.
+
+The answer comes from the turn's bound release documents and the request's own method and URL, never
+from anything the guest says about the request: a guest that mistranslates, or composes a request by
+hand, is judged by what it sends. A request that matches no operation is a plain ``fetch_url``: it gets
+the egress rule and nothing else (unless a gate's path matches it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from skillhouse.gateway.egress import Target, parse_target
+
+
+@dataclass(frozen=True)
+class BoundOperation:
+    """One operation of a bound release, with the skill and version it came from."""
+
+    skill: str
+    version: str
+    document: Mapping[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.document["name"])
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.skill}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Match:
+    """A request matched to an operation; ``path`` holds its path parameters, percent-decoded."""
+
+    operation: BoundOperation
+    path: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """An approval gate: ``METHOD /path/{param}``, on the hosts of one skill or (tenant gates) any host."""
+
+    method: str
+    path: str
+    reason: str = ""
+    authorities: frozenset[str] | None = None
+
+
+def _segments(path: str) -> list[str]:
+    return path.split("/")
+
+
+def match_path(template: str, path: str) -> dict[str, str] | None:
+    """Path parameters if ``path`` fits ``template`` (a ``{name}`` is one non-empty segment)."""
+    wanted, got = _segments(template), _segments(path)
+    if len(wanted) != len(got):
+        return None
+    params: dict[str, str] = {}
+    for pattern, segment in zip(wanted, got, strict=True):
+        if pattern.startswith("{") and pattern.endswith("}") and len(pattern) > 2:
+            if not segment:
+                return None
+            params[pattern[1:-1]] = unquote(segment)
+        elif pattern != segment:
+            return None
+    return params
+
+
+def _literal_count(template: str) -> int:
+    return sum(1 for s in _segments(template) if not s.startswith("{"))
+
+
+def _template_target(url: str) -> Target:
+    # braces are not valid in a host; a template's host part is always literal
+    return parse_target(url)
+
+
+class BoundReleases:
+    """The operations and gates of a turn's bound releases, ready to match requests against."""
+
+    def __init__(self, releases: Iterable[Mapping[str, Any]], tenant_gates: Iterable[Gate] = ()) -> None:
+        self.operations: list[tuple[BoundOperation, Target]] = []
+        self.gates: list[Gate] = list(tenant_gates)
+        for release in releases:
+            skill, version = str(release["skill"]), str(release["version"])
+            authorities: set[str] = set()
+            for doc in release.get("operations", []):
+                target = _template_target(str(doc["url"]))
+                authorities.add(target.authority)
+                self.operations.append((BoundOperation(skill, version, doc), target))
+            for gate in release.get("gates", []):
+                method, _, path = str(gate["matches"]).partition(" ")
+                self.gates.append(Gate(method.upper(), path, str(gate.get("reason", "")), frozenset(authorities)))
+
+    @property
+    def urls(self) -> list[str]:
+        return [str(op.document["url"]) for op, _ in self.operations]
+
+    def match(self, method: str, target: Target) -> Match | None:
+        """The bound operation this request is; the most literal template wins a tie."""
+        best: tuple[int, Match] | None = None
+        for op, template in self.operations:
+            if str(op.document["method"]).upper() != method or template.scheme != target.scheme:
+                continue
+            if template.authority != target.authority:
+                continue
+            params = match_path(template.path, target.path)
+            if params is None:
+                continue
+            score = _literal_count(template.path)
+            if best is None or score > best[0]:
+                best = (score, Match(op, params))
+        return None if best is None else best[1]
+
+    def gate_for(self, method: str, target: Target, match: Match | None) -> Gate | None:
+        """The gate that holds this request, if any: the operation's own, or a matching one."""
+        if match is not None and match.operation.document.get("approval"):
+            approval = match.operation.document["approval"]
+            return Gate(method, target.path, str(approval.get("reason", "")))
+        for gate in self.gates:
+            if gate.method != method or match_path(gate.path, target.path) is None:
+                continue
+            if gate.authorities is None or target.authority in gate.authorities:
+                return gate
+        return None
