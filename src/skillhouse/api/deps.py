@@ -1,0 +1,67 @@
+"""Request dependencies every router uses: the settings, the database session, the tenant.
+
+``SessionDep`` is a session inside one transaction that commits when the route returns (before the
+response is sent, so a failed commit is an error response, never a false success) and rolls back
+if the route raises. ``TenantDep`` authenticates the bearer token and names the tenant; every
+route depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from skillhouse.api.errors import ApiError
+from skillhouse.registry.tokens import Tenant, TokenRejected, authenticate
+from skillhouse.settings import Settings
+from skillhouse.store import Database
+
+_bearer = HTTPBearer(auto_error=False, description="An API token: `Authorization: Bearer skh_...`.")
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_database(request: Request) -> Database:
+    database: Database = request.app.state.database
+    return database
+
+
+def db_session(database: Annotated[Database, Depends(get_database)]) -> Iterator[Session]:
+    with database.sessions() as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def current_tenant(
+    database: Annotated[Database, Depends(get_database)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    request: Request,
+) -> Tenant:
+    header = request.headers.get("authorization")
+    if header is None:
+        raise ApiError(401, "missing-token", "this route needs `Authorization: Bearer skh_...`", _CHALLENGE)
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise ApiError(401, "malformed-token", "the Authorization header must be `Bearer skh_...`", _CHALLENGE)
+    with database.transaction() as session:
+        try:
+            return authenticate(session, credentials.credentials)
+        except TokenRejected as exc:
+            raise ApiError(401, exc.code, exc.message, _CHALLENGE) from exc
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
+SessionDep = Annotated[Session, Depends(db_session, scope="function")]
+TenantDep = Annotated[Tenant, Depends(current_tenant)]

@@ -1,0 +1,113 @@
+"""Tenants and API tokens: creation (the secret shown once), lookup by bearer secret, revocation.
+
+A token is ``skh_`` followed by 43 URL-safe characters (256 random bits); the prefix lets secret
+scanners recognise a leak. Only its SHA-256 is stored, so a database dump holds no usable token.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from skillhouse.registry.errors import Invalid, NotFound, problem
+from skillhouse.store.registry_tables import TenantRow, TokenRow, utcnow
+
+TOKEN_PREFIX = "skh_"
+TOKEN_SHAPE = re.compile(r"^skh_[A-Za-z0-9_-]{43}$")
+TENANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+RESERVED_TENANTS = frozenset({"builtin"})
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """The tenant a request acts for."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """A token as listed: never its secret."""
+
+    id: int
+    tenant: str
+    hint: str
+    label: str
+    created_at: dt.datetime
+    revoked_at: dt.datetime | None
+
+
+class TokenRejected(Exception):
+    """A bearer secret that is malformed, unknown or revoked; ``code`` says which."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def hash_token(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def check_tenant_id(tenant: str) -> None:
+    if not TENANT_ID.match(tenant) or tenant in RESERVED_TENANTS:
+        raise Invalid(
+            "invalid-tenant",
+            f"tenant {tenant!r} must be 1-64 lowercase letters, digits, '-' or '_' and not a reserved name",
+            [problem("tenant", "invalid-tenant", "lowercase letters, digits, '-' and '_'; not 'builtin'")],
+        )
+
+
+def create_token(session: Session, tenant: str, label: str = "") -> tuple[str, TokenInfo]:
+    """A new token for ``tenant`` (created if new): the secret, to show once, and its listing."""
+    check_tenant_id(tenant)
+    if session.get(TenantRow, tenant) is None:
+        session.add(TenantRow(id=tenant))
+        session.flush()
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    row = TokenRow(tenant_id=tenant, token_hash=hash_token(secret), hint=secret[:10], label=label)
+    session.add(row)
+    session.flush()
+    return secret, _info(row)
+
+
+def authenticate(session: Session, secret: str) -> Tenant:
+    """The tenant of bearer ``secret``; :class:`TokenRejected` when malformed, unknown or revoked."""
+    if not TOKEN_SHAPE.match(secret):
+        raise TokenRejected("malformed-token", "the bearer token is not a skillhouse token (skh_ followed by 43 characters)")
+    row = session.scalars(select(TokenRow).where(TokenRow.token_hash == hash_token(secret))).one_or_none()
+    if row is None:
+        raise TokenRejected("unknown-token", "the bearer token is not known; create one with `skillhouse tokens create`")
+    if row.revoked_at is not None:
+        raise TokenRejected("revoked-token", "the bearer token was revoked; create a new one")
+    return Tenant(row.tenant_id)
+
+
+def list_tokens(session: Session, tenant: str | None = None) -> list[TokenInfo]:
+    """Tokens of ``tenant`` (all tenants when ``None``), oldest first."""
+    query = select(TokenRow).order_by(TokenRow.id)
+    if tenant is not None:
+        query = query.where(TokenRow.tenant_id == tenant)
+    return [_info(row) for row in session.scalars(query)]
+
+
+def revoke_token(session: Session, token_id: int, tenant: str | None = None) -> TokenInfo:
+    """Revoke token ``token_id`` (of ``tenant`` when given); revoking twice keeps the first time."""
+    row = session.get(TokenRow, token_id)
+    if row is None or (tenant is not None and row.tenant_id != tenant):
+        raise NotFound("token-not-found", f"no token with id {token_id}")
+    if row.revoked_at is None:
+        row.revoked_at = utcnow()
+        session.flush()
+    return _info(row)
+
+
+def _info(row: TokenRow) -> TokenInfo:
+    return TokenInfo(row.id, row.tenant_id, row.hint, row.label, row.created_at, row.revoked_at)

@@ -1,0 +1,61 @@
+"""Throwaway databases for tests and benchmarks: a migrated SQLite file or a fresh PostgreSQL schema.
+
+A PostgreSQL run gets its own schema (dropped afterwards) so concurrent test runs on one server
+never see each other's rows.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from skillhouse.store.database import Database, open_database
+
+
+def _psycopg(url: str) -> str:
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+@contextmanager
+def postgres_schema_url(base_url: str) -> Iterator[str]:
+    """A URL on ``base_url``'s database whose search path is a new, empty schema; dropped at exit."""
+    schema = "skh_" + secrets.token_hex(6)
+    admin = create_engine(_psycopg(base_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in base_url else "?"
+    try:
+        yield _psycopg(base_url) + f"{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@contextmanager
+def scratch_database(kind: str, directory: Path, postgres_url: str | None = None) -> Iterator[Database]:
+    """A migrated database: ``kind`` is ``sqlite`` (a file in ``directory``) or ``postgresql``."""
+    if kind == "sqlite":
+        database = open_database(f"sqlite:///{directory / 'scratch.db'}")
+        try:
+            yield database
+        finally:
+            database.dispose()
+        return
+    if not postgres_url:
+        raise ValueError("a postgresql scratch database needs a server URL")
+    with postgres_schema_url(postgres_url) as url:
+        database = open_database(url)
+        try:
+            yield database
+        finally:
+            database.dispose()
