@@ -1,0 +1,179 @@
+"""The tools of a turn: the eager ones, each bound operation as a deferred tool, and resolving names.
+
+A model asks ``load_tools`` for a tool by its full name (``hollowbrook_create_booking``) or by the
+name its skill lists it under (``create_booking``) when exactly one bound operation has that name.
+Two skills with the same short name make it ambiguous: the answer names both full names. An unknown
+name gets the nearest names, never the whole list (a small model handed forty names picks a wrong one).
+
+Standard library only: this runs inside the WebAssembly guest.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+NEAREST = 3
+
+EAGER_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "load_tools",
+        "description": (
+            "Load tools so you can call them. Pass the names of the operations you need, either as a "
+            "skill lists them (e.g. 'create_booking') or as full tool names (e.g. "
+            "'hollowbrook_create_booking'). Loaded tools are offered from your next step."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "names": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "minItems": 1,
+                    "description": "Operation or tool names to load.",
+                }
+            },
+            "required": ["names"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "read_object",
+        "description": (
+            "Read a document. 'skill/<name>' gives a skill's instructions and the operations and "
+            "documents it lists; 'skill/<name>/<file>.md' gives one of its files. Use this, not "
+            "fetch_url, for anything under skill/."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "For example 'skill/hollowbrook' or 'skill/hollowbrook/house_rules.md'.",
+                }
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "fetch_url",
+        "description": (
+            "Send an HTTP request to a URL that no loaded tool covers. Prefer a skill's tools: they "
+            "build the request for you. Skill files are read with read_object, never fetched."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "method": {
+                    "type": "string",
+                    "enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                    "description": "HTTP method; GET when left out.",
+                },
+                "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
+                "headers": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string"},
+                    "description": "Request headers; credentials are added by the platform, never by you.",
+                },
+                "body": {"type": ["string", "null"], "description": "Request body text, if any."},
+            },
+            "required": ["url"],
+            "additionalProperties": False,
+        },
+    },
+]
+EAGER_NAMES = tuple(t["name"] for t in EAGER_TOOLS)
+
+
+@dataclass(frozen=True)
+class BoundSkill:
+    """One skill version bound to the turn, as ``skill-operations`` hands it over."""
+
+    name: str
+    version: str
+    description: str
+    instructions: str
+    operations: list[dict[str, Any]]
+    documents: list[dict[str, Any]]
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any]) -> BoundSkill:
+        return cls(
+            name=str(doc["skill"]),
+            version=str(doc.get("version", "")),
+            description=str(doc.get("description") or ""),
+            instructions=str(doc.get("instructions") or ""),
+            operations=list(doc.get("operations") or []),
+            documents=list(doc.get("documents") or []),
+        )
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a name asked of ``load_tools`` comes to: one tool, or a code with the candidates."""
+
+    asked: str
+    tool: str | None = None
+    code: str | None = None
+    candidates: list[str] = field(default_factory=list)
+
+
+class Catalogue:
+    """The bound operations of a turn, indexed by full tool name and by the short name skills use."""
+
+    def __init__(self, skills: list[BoundSkill], eager: list[dict[str, Any]]) -> None:
+        self.skills = {s.name: s for s in skills}
+        self.eager = eager
+        self.operations: dict[str, dict[str, Any]] = {}
+        self.skill_of: dict[str, str] = {}
+        self.by_short: dict[str, list[str]] = {}
+        for skill in skills:
+            for op in skill.operations:
+                self.operations[op["tool_name"]] = op
+                self.skill_of[op["tool_name"]] = skill.name
+                self.by_short.setdefault(op["name"], []).append(op["tool_name"])
+
+    def definition(self, tool: str) -> dict[str, Any]:
+        """The neutral definition of a bound operation's tool."""
+        op = self.operations[tool]
+        return {"name": tool, "description": op["description"], "parameters": op["schema"]}
+
+    def listed_name(self, tool: str) -> str:
+        """The name a manifest shows: the short one where it is unambiguous, else the full one."""
+        short = str(self.operations[tool]["name"])
+        return short if len(self.by_short.get(short, [])) == 1 and short not in self.operations else tool
+
+    def resolve(self, asked: str) -> Resolution:
+        """``asked`` as a full tool name, else as an unambiguous short name, else the nearest names."""
+        if asked in self.operations:
+            return Resolution(asked, tool=asked)
+        owners = self.by_short.get(asked, [])
+        if len(owners) == 1:
+            return Resolution(asked, tool=owners[0])
+        if len(owners) > 1:
+            return Resolution(asked, code="ambiguous-name", candidates=sorted(owners))
+        if asked in EAGER_NAMES:
+            return Resolution(asked, code="already-offered", candidates=[asked])
+        return Resolution(asked, code="unknown-tool", candidates=self.nearest(asked))
+
+    def nearest(self, asked: str) -> list[str]:
+        """At most :data:`NEAREST` full tool names close to ``asked`` (by full or short name)."""
+        names = {
+            **{t: t for t in self.operations},
+            **{s: o[0] for s, o in self.by_short.items() if len(o) == 1},
+        }
+        lowered = {n.lower(): n for n in names}
+        close = difflib.get_close_matches(asked.lower(), list(lowered), n=NEAREST, cutoff=0.5)
+        out: list[str] = []
+        for match in close:
+            tool = names[lowered[match]]
+            if tool not in out:
+                out.append(tool)
+        for short, owners in self.by_short.items():
+            # an ambiguous short name still points somewhere useful
+            if len(owners) > 1 and difflib.SequenceMatcher(None, asked.lower(), short.lower()).ratio() >= 0.5:
+                out.extend(o for o in sorted(owners) if o not in out)
+        return out[:NEAREST]

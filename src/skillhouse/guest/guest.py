@@ -1,0 +1,151 @@
+"""The guest of a turn: the tools it offers and what calling each one does.
+
+Every answer is a JSON string, as it crosses the WebAssembly boundary. A bound operation's call is
+validated and translated into its request, which goes out through the host's ``fetch_url``; the
+model sees exactly what ``fetch_url`` answered (a response, or the gateway's ``approval-required``,
+replay or refusal), or the guest's own refusal when the call was not sent.
+
+Standard library only: this runs inside the WebAssembly guest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from skillhouse.guest.catalogue import EAGER_NAMES, BoundSkill, Catalogue
+from skillhouse.guest.host import Host
+from skillhouse.guest.loop import run_turn
+from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
+from skillhouse.guest.translation import InvalidArguments, build_request
+from skillhouse.guest.validation import Violation, validate
+
+
+class Guest:
+    """One turn's tools over a :class:`Host`. Loaded tools stay offered for the rest of the turn."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        skills = [BoundSkill.from_document(doc) for doc in json.loads(host.skill_operations())]
+        self.eager: list[dict[str, Any]] = json.loads(host.eager_tools())
+        self.catalogue = Catalogue(skills, self.eager)
+        self.loaded: list[str] = []
+
+    def offered(self) -> list[dict[str, Any]]:
+        """Tool definitions the model may call now: the eager ones and those loaded."""
+        return [*self.eager, *(self.catalogue.definition(t) for t in self.loaded)]
+
+    def deferred(self) -> list[dict[str, Any]]:
+        """Bound operations not loaded yet."""
+        return [self.catalogue.definition(t) for t in self.catalogue.operations if t not in self.loaded]
+
+    def list_tools(self) -> str:
+        return json.dumps({"tools": self.offered(), "deferred": self.deferred()}, ensure_ascii=False)
+
+    def call_tool(self, name: str, arguments: str) -> str:
+        """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
+        try:
+            parsed = json.loads(arguments, parse_constant=_refuse_constant) if arguments.strip() else {}
+        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+            where = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
+            violation = Violation("$", "not-json", f"a JSON object of arguments (it did not parse{where})")
+            return _dump(InvalidArguments([violation]).document(name))
+        return self.call(name, parsed)
+
+    def call(self, name: str, arguments: Any) -> str:
+        """Call tool ``name`` with already-decoded ``arguments``."""
+        if name in EAGER_NAMES:
+            definition = next((t for t in self.eager if t["name"] == name), None)
+            violations = validate(definition["parameters"], arguments) if definition else []
+            if violations:
+                return _dump(InvalidArguments(violations).document(name))
+            if name == "load_tools":
+                return _dump(self.load_tools(arguments["names"]))
+            if name == "read_object":
+                return self.read_object(arguments["path"])
+            return self.fetch_url(arguments)
+        resolution = self.catalogue.resolve(name)
+        if resolution.tool is None:
+            return _dump(
+                error(
+                    resolution.code or "unknown-tool",
+                    f"there is no tool {name!r}" + _candidates_hint(resolution.candidates),
+                    candidates=resolution.candidates,
+                )
+            )
+        tool = resolution.tool
+        if tool not in self.loaded:
+            self.loaded.append(tool)  # called without loading: the declaration still decides
+        try:
+            request = build_request(self.catalogue.operations[tool], arguments)
+        except InvalidArguments as exc:
+            return _dump(exc.document(tool))
+        self.host.log("info", f"{tool}: {request['method']} {request['url'].split('?')[0]}")
+        return self.host.fetch_url(json.dumps(request, ensure_ascii=False))
+
+    def load_tools(self, names: list[str]) -> dict[str, Any]:
+        loaded: list[str] = []
+        problems: list[dict[str, Any]] = []
+        for asked in names:
+            resolution = self.catalogue.resolve(asked)
+            if resolution.tool is not None:
+                if resolution.tool not in self.loaded:
+                    self.loaded.append(resolution.tool)
+                if resolution.tool not in loaded:
+                    loaded.append(resolution.tool)
+                continue
+            problems.append({"name": asked, "code": resolution.code, "candidates": resolution.candidates})
+        answer: dict[str, Any] = {
+            "loaded": [
+                {"name": t, "description": self.catalogue.operations[t]["description"]} for t in loaded
+            ]
+        }
+        if problems:
+            answer["not_loaded"] = problems
+            answer["message"] = "; ".join(_problem_text(p) for p in problems)
+        return answer
+
+    def read_object(self, path: str) -> str:
+        answer = read_skill_object(self.catalogue, path)
+        if answer is not None:
+            return _dump(answer)
+        return self.host.read_object(path)
+
+    def fetch_url(self, arguments: dict[str, Any]) -> str:
+        url = str(arguments["url"])
+        refusal = fetch_refusal(self.catalogue, url)
+        if refusal is not None:
+            return _dump(refusal)
+        request = {
+            "method": str(arguments.get("method") or "GET").upper(),
+            "url": url,
+            "headers": dict(arguments.get("headers") or {}),
+            "body": arguments.get("body"),
+        }
+        return self.host.fetch_url(json.dumps(request, ensure_ascii=False))
+
+    def run_turn(self, request: str) -> str:
+        """Run the agent loop for ``request`` (see :func:`skillhouse.guest.loop.run_turn`)."""
+        return _dump(run_turn(self, request))
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python reads NaN and Infinity; JSON has no such numbers and no API expects them
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _candidates_hint(candidates: list[str]) -> str:
+    return "; did you mean " + " or ".join(candidates) + "?" if candidates else ""
+
+
+def _problem_text(problem: dict[str, Any]) -> str:
+    name, candidates = problem["name"], problem["candidates"]
+    if problem["code"] == "ambiguous-name":
+        return f"{name!r} is an operation of several skills; load one of " + ", ".join(candidates)
+    if problem["code"] == "already-offered":
+        return f"{name!r} is always offered; call it directly"
+    return f"no tool or operation {name!r}" + _candidates_hint(candidates)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

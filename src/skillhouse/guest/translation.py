@@ -1,0 +1,239 @@
+"""Turning a validated call into the request its declaration describes: ``{method, url, headers, body}``.
+
+The rules (shared/DESIGN.md, "Turn and guest"): path parameters fill whole segments, percent-encoded
+(everything but unreserved characters, so ``/ ? # %``, spaces and non-ASCII are encoded) with ``.``,
+``..`` and empty refused; query parameters in declaration order, lists repeated unless a ``style``
+says otherwise; numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
+has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
+``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
+gives the same bytes (the gateway's approval commitment is over those bytes).
+
+Standard library only: this runs inside the WebAssembly guest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from skillhouse.guest.validation import Violation, json_path, validate
+
+NO_BODY = ("GET", "HEAD")
+_STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
+_CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
+
+
+class InvalidArguments(Exception):
+    """The call cannot be sent; :attr:`violations` says every reason."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        super().__init__(f"{len(violations)} violation(s)")
+        self.violations = violations
+
+    def document(self, tool: str) -> dict[str, Any]:
+        count = len(self.violations)
+        return {
+            "error": {
+                "code": "invalid-arguments",
+                "message": f"{tool} was not called: {count} problem{'s' if count != 1 else ''} with its arguments; "
+                "fix them all and call again",
+                "violations": [v.document() for v in self.violations],
+            }
+        }
+
+
+def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
+    """The request for calling ``operation`` (a release operation document) with ``arguments``.
+
+    Raises :class:`InvalidArguments` listing every violation; nothing partial is ever returned.
+    """
+    violations = validate(operation["schema"], arguments)
+    if isinstance(arguments, dict):
+        violations += _path_violations(operation, arguments)
+    if violations:
+        raise InvalidArguments(violations)
+    return translate(operation, arguments)
+
+
+def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """The request for ``arguments``, which must already be valid for the operation's schema."""
+    method = str(operation["method"]).upper()
+    by_location: dict[str, list[dict[str, Any]]] = {"path": [], "query": [], "header": [], "body": []}
+    for argument in operation["arguments"]:
+        by_location[argument["in"]].append(argument)
+
+    url = str(operation["url"])
+    for argument in by_location["path"]:
+        segment = quote(scalar_text(arguments[argument["name"]]), safe="")
+        url = url.replace("{" + argument["name"] + "}", segment)
+    pairs: list[str] = []
+    for argument in by_location["query"]:
+        if arguments.get(argument["name"]) is not None:
+            pairs.extend(_query_pairs(argument["wire"], arguments[argument["name"]], argument.get("style")))
+    if pairs:
+        url += ("&" if "?" in url else "?") + "&".join(pairs)
+
+    headers: dict[str, str] = dict(operation.get("headers") or {})
+    for argument in by_location["header"]:
+        value = arguments.get(argument["name"])
+        if value is not None:
+            headers[argument["wire"]] = (
+                ",".join(scalar_text(v) for v in value) if isinstance(value, list) else scalar_text(value)
+            )
+
+    body: str | None = None
+    fields = _body_fields(operation, by_location["body"], arguments)
+    if method not in NO_BODY and fields is not None:
+        encoding = operation.get("encoding") or "json"
+        if encoding == "multipart":
+            body, content_type = _multipart(fields)
+        elif encoding == "form":
+            body, content_type = _form(fields), _CONTENT_TYPES["form"]
+        else:
+            body, content_type = json_text(fields), _CONTENT_TYPES["json"]
+        headers["Content-Type"] = content_type
+    return {"method": method, "url": url, "headers": headers, "body": body}
+
+
+def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> list[Violation]:
+    out: list[Violation] = []
+    for argument in operation["arguments"]:
+        value = arguments.get(argument["name"])
+        if argument["in"] == "path" and isinstance(value, str | int | float) and not isinstance(value, bool):
+            if scalar_text(value) in ("", ".", ".."):
+                out.append(
+                    Violation(
+                        json_path("$", argument["name"]),
+                        "invalid-path-segment",
+                        "a value other than '', '.' or '..'",
+                    )
+                )
+        elif argument["in"] == "header":
+            values = value if isinstance(value, list) else [value]
+            if any(isinstance(v, str) and any(c in v for c in "\r\n\0") for v in values):
+                out.append(
+                    Violation(
+                        json_path("$", argument["name"]), "invalid-header-value", "text without line breaks"
+                    )
+                )
+    return out
+
+
+def _body_fields(
+    operation: dict[str, Any], body_args: list[dict[str, Any]], arguments: dict[str, Any]
+) -> Any:
+    """The body value before encoding, or ``None`` when there is no body."""
+    payload = operation.get("payload")
+    if payload is not None:
+        return normalized(arguments[payload]) if payload in arguments else None
+    if not body_args:
+        return None
+    return {a["wire"]: normalized(arguments[a["name"]]) for a in body_args if a["name"] in arguments}
+
+
+def normalized(value: Any) -> Any:
+    """``value`` with whole floats as integers, so numbers print in JSON notation (``2``, not ``2.0``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, list):
+        return [normalized(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalized(v) for k, v in value.items()}
+    return value
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON with sorted keys: the same value always gives the same bytes."""
+    return json.dumps(
+        normalized(value), ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+    )
+
+
+def scalar_text(value: Any) -> str:
+    """A scalar as it appears in a URL, header or form field: strings as they are, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a JSON number")
+    return json_text(value)
+
+
+def _query_pairs(wire: str, value: Any, style: str | None) -> list[str]:
+    key = quote(wire, safe="")
+    if isinstance(value, dict):
+        # deepObject is the only meaningful style for an object; use it whatever was declared
+        return [f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in _flatten(wire, value)]
+    if isinstance(value, list):
+        items = [scalar_text(v) if not isinstance(v, list | dict) else json_text(v) for v in value]
+        separator = _STYLE_SEPARATOR.get(style or "")
+        if separator is not None:
+            return [f"{key}={quote(separator.join(items), safe=',')}"] if items else []
+        return [f"{key}={quote(item, safe='')}" for item in items]
+    return [f"{key}={quote(scalar_text(value), safe='')}"]
+
+
+def _flatten(prefix: str, value: Any) -> list[tuple[str, str]]:
+    """Bracket notation for nested values, as Stripe and deepObject read it: ``a[b]=c``, ``a[0][b]=c``."""
+    if isinstance(value, dict):
+        out: list[tuple[str, str]] = []
+        for key in sorted(value):
+            out.extend(_flatten(f"{prefix}[{key}]", value[key]))
+        return out
+    if isinstance(value, list):
+        return [pair for index, item in enumerate(value) for pair in _flatten(f"{prefix}[{index}]", item)]
+    # an explicit null is sent empty, which form-reading APIs such as Stripe take as "unset"
+    return [(prefix, "" if value is None else scalar_text(value))]
+
+
+def _form_pairs(fields: Any) -> list[tuple[str, str]]:
+    if not isinstance(fields, dict):
+        return [("value", scalar_text(fields))]
+    pairs: list[tuple[str, str]] = []
+    for wire, value in fields.items():
+        if isinstance(value, list) and not any(isinstance(v, list | dict) for v in value):
+            # a top-level list of scalars is repeated (OpenAPI's form default); a wire name such as
+            # ``expand[]`` gives Stripe's spelling
+            pairs.extend((wire, "" if v is None else scalar_text(v)) for v in value)
+        else:
+            pairs.extend(_flatten(wire, value))
+    return pairs
+
+
+def _form(fields: Any) -> str:
+    return "&".join(f"{quote_plus(k, safe='*')}={quote_plus(v, safe='*')}" for k, v in _form_pairs(fields))
+
+
+def _multipart(fields: Any) -> tuple[str, str]:
+    parts: list[tuple[str, str, str | None]] = []
+    items = fields.items() if isinstance(fields, dict) else [("value", fields)]
+    for wire, value in items:
+        values = (
+            value
+            if isinstance(value, list) and not any(isinstance(v, list | dict) for v in value)
+            else [value]
+        )
+        for item in values:
+            if isinstance(item, dict | list):
+                parts.append((wire, json_text(item), "application/json"))
+            else:
+                parts.append((wire, "" if item is None else scalar_text(item), None))
+    content = "\n".join(f"{name}\n{text}" for name, text, _ in parts)
+    # derived from the content, so the same call gives the same bytes, and checked not to occur in it
+    counter = 0
+    while True:
+        boundary = "skillhouse-" + hashlib.sha256(f"{counter}:{content}".encode()).hexdigest()[:24]
+        if boundary not in content:
+            break
+        counter += 1
+    chunks: list[str] = []
+    for name, text, part_type in parts:
+        escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{escaped}"\r\n'
+        if part_type is not None:
+            head += f"Content-Type: {part_type}\r\n"
+        chunks.append(f"{head}\r\n{text}\r\n")
+    body = "".join(chunks) + f"--{boundary}--\r\n"
+    return body, f"multipart/form-data; boundary={boundary}"

@@ -1,0 +1,75 @@
+"""A :class:`~skillhouse.guest.host.Host` for one turn, built from release documents and two callables.
+
+``fetch`` takes the request dict the guest built and answers the response dict (the gateway, later;
+a fake upstream in tests); ``complete`` takes the neutral completion request and answers the model's
+turn. Both answers follow the contracts in :mod:`skillhouse.guest.host`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from skillhouse.guest import EAGER_TOOLS
+
+Fetch = Callable[[dict[str, Any]], dict[str, Any]]
+Complete = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def bound_skill(release: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``skill-operations`` entry of a release document: what a turn needs of it, nothing more."""
+    return {
+        "skill": release["skill"],
+        "version": release["version"],
+        "description": release.get("description", ""),
+        "instructions": release.get("instructions", ""),
+        "operations": list(release.get("operations", [])),
+        "documents": list(release.get("documents", [])),
+    }
+
+
+def _no_model(request: dict[str, Any]) -> dict[str, Any]:
+    return {"error": {"code": "no-model", "message": "this turn has no model bound"}}
+
+
+class TurnHost:
+    """The host functions of one turn, answered from memory and the two callables."""
+
+    def __init__(
+        self,
+        releases: Iterable[Mapping[str, Any]],
+        fetch: Fetch,
+        complete: Complete | None = None,
+        objects: Mapping[str, str] | None = None,
+    ) -> None:
+        self._skills = json.dumps([bound_skill(r) for r in releases], ensure_ascii=False)
+        self._eager = json.dumps(EAGER_TOOLS, ensure_ascii=False)
+        self._fetch = fetch
+        self._complete = complete or _no_model
+        self._objects = dict(objects or {})
+        self.requests: list[dict[str, Any]] = []
+        """Every request the guest handed to ``fetch_url``, in order."""
+        self.logs: list[tuple[str, str]] = []
+
+    def eager_tools(self) -> str:
+        return self._eager
+
+    def skill_operations(self) -> str:
+        return self._skills
+
+    def read_object(self, path: str) -> str:
+        if path in self._objects:
+            return json.dumps({"ok": self._objects[path]}, ensure_ascii=False)
+        return json.dumps({"error": {"code": "not-found", "message": f"no object at {path!r}"}})
+
+    def fetch_url(self, request: str) -> str:
+        decoded = json.loads(request)
+        self.requests.append(decoded)
+        return json.dumps(self._fetch(decoded), ensure_ascii=False)
+
+    def complete(self, request: str) -> str:
+        return json.dumps(self._complete(json.loads(request)), ensure_ascii=False)
+
+    def log(self, level: str, message: str) -> None:
+        self.logs.append((level, message))
