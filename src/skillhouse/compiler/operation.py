@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import best_match
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, compact_size, expand_types
 from skillhouse.compiler.model import ENCODINGS, QUERY_STYLES, Argument, Location, OperationDecl
@@ -38,6 +38,21 @@ FORBIDDEN_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "content-type", "content-length", "host"}
 )
 FILE_KEYS = ("operation", "approval")
+
+
+_METASCHEMA = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+def schema_problem(schema: Any) -> str | None:
+    """What is wrong with ``schema`` as a JSON Schema (Draft 2020-12), or ``None``."""
+    try:
+        error = best_match(_METASCHEMA.iter_errors(schema))
+    except RecursionError:
+        return "is nested too deeply"
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"at {where}: {error.message}"
 
 
 @dataclass
@@ -297,6 +312,12 @@ def _schema_form(
     if not isinstance(parsed, dict) or parsed.get("type") != "object":
         ctx.error(codes.INVALID_SCHEMA, 'the schema must be an object schema: {"type": "object", "properties": {...}}', "operation", "schema")
         return None
+    # The metaschema check runs on the schema as written; each shared type is checked once per
+    # package (check_types), so expanded copies of the same type are not checked again.
+    problem = schema_problem(parsed)
+    if problem is not None:
+        ctx.error(codes.INVALID_SCHEMA, f"schema {problem}", "operation", "schema")
+        return None
     try:
         schema = expand_types(parsed, ctx.types)
     except UnknownType as exc:
@@ -309,15 +330,6 @@ def _schema_form(
             "operation",
             "schema",
         )
-        return None
-    except RecursionError:
-        ctx.error(codes.INVALID_SCHEMA, "schema is nested too deeply", "operation", "schema")
-        return None
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        ctx.error(codes.INVALID_SCHEMA, f"schema at {where}: {exc.message}", "operation", "schema")
         return None
     except RecursionError:
         ctx.error(codes.INVALID_SCHEMA, "schema is nested too deeply", "operation", "schema")

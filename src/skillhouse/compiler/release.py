@@ -14,9 +14,16 @@ from typing import Any
 
 import rfc8785
 
+from skillhouse.compiler.annotations import operation_annotations
 from skillhouse.compiler.model import OperationDecl
 from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
-from skillhouse.compiler.operation import OperationContext, check_file_keys, compile_operation, parse_gate
+from skillhouse.compiler.operation import (
+    OperationContext,
+    check_file_keys,
+    compile_operation,
+    parse_gate,
+    schema_problem,
+)
 from skillhouse.compiler.profiles import compatibility_report
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
@@ -75,6 +82,11 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     documents: list[dict[str, Any]] = []
     gates: list[dict[str, Any]] = []
     names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_TOOLS}
+    for type_name, type_schema in package.types.items():
+        problem = schema_problem(type_schema)
+        if problem is not None:
+            line = package.types_lines.get(type_name, 1)
+            errors.append(SkillError(package.where("types.json"), line, codes.INVALID_SCHEMA, f"type {type_name!r}: {problem}"))
     for md in package.files:
         front = md.frontmatter
         shown = package.where(md.path)
@@ -142,10 +154,15 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
 
 
 def neutral_tool(op: OperationDecl | dict[str, Any]) -> dict[str, Any]:
-    """The provider-neutral tool definition of an operation: name, description, parameters."""
+    """The provider-neutral tool definition of an operation: name, description, parameters, and
+    annotations (title and behaviour hints) that profiles translate, such as MCP's."""
     if isinstance(op, OperationDecl):
-        return {"name": op.tool_name, "description": op.description, "parameters": op.schema}
-    return {"name": op["tool_name"], "description": op["description"], "parameters": op["schema"]}
+        name, method, identity = op.name, op.method, op.identity
+        tool = {"name": op.tool_name, "description": op.description, "parameters": op.schema}
+    else:
+        name, method, identity = op["name"], op["method"], op.get("identity") or ()
+        tool = {"name": op["tool_name"], "description": op["description"], "parameters": op["schema"]}
+    return {**tool, "annotations": operation_annotations(name, method, identity)}
 
 
 def _reason(approval: Any) -> dict[str, Any]:
