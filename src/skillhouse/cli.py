@@ -73,11 +73,47 @@ def compile_(
 
 
 @app.command()
-def tools(path: Annotated[Path, typer.Argument(help="A skill package directory.")]) -> None:
-    """Print the neutral tool definitions (name, description, parameters) as JSON."""
+def tools(
+    path: Annotated[Path, typer.Argument(help="A skill package directory.")],
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="openai, openai-strict, anthropic, gemini, bedrock or mcp.")
+    ] = None,
+    deferred: Annotated[
+        bool, typer.Option("--deferred", help="Use the provider's native deferred loading (tool search).")
+    ] = False,
+    shape: Annotated[
+        str | None, typer.Option("--shape", help="OpenAI: chat (Chat Completions) or responses.")
+    ] = None,
+) -> None:
+    """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
+    from skillhouse.compiler.profiles import ProfileError, provider_tools
+
     compiled = _compiled_or_exit(path)
     definitions = [neutral_tool(op) for op in compiled.operations]
-    print(json.dumps(definitions, indent=2, ensure_ascii=False))
+    if provider is None:
+        if deferred or shape is not None:
+            err.print("[red]--deferred and --shape need --provider[/red]")
+            raise typer.Exit(2)
+        print(json.dumps(definitions, indent=2, ensure_ascii=False))
+        return
+    # With native deferral the provider's tool search replaces the guest's load_tools.
+    eager = [t for t in _guest_eager_tools() if t["name"] != "load_tools"] if deferred else []
+    try:
+        listing = provider_tools(definitions, provider, deferred=deferred, shape=shape, eager=eager)
+    except ProfileError as problem:
+        err.print(f"[red]{problem}[/red]")
+        raise typer.Exit(2) from None
+    report = compiled.document["compatibility"]["profiles"].get(provider, {})
+    for name, verdict in report.items():
+        if verdict["status"] == "refused":
+            err.print(f"[yellow]{name} left out for {provider}: {verdict['reason']}[/yellow]")
+    print(json.dumps(listing, indent=2, ensure_ascii=False))
+
+
+def _guest_eager_tools() -> list[dict[str, Any]]:
+    from skillhouse.guest.catalogue import EAGER_TOOLS
+
+    return list(EAGER_TOOLS)
 
 
 def main() -> None:

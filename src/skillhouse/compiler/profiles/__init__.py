@@ -1,0 +1,116 @@
+"""Provider profiles: the neutral tool definitions as each model provider accepts them.
+
+One neutral definition per operation (``name``, ``description``, ``parameters`` and optional
+``annotations``) is translated to each provider's wire format in one place per provider
+(:mod:`.openai`, :mod:`.anthropic`, :mod:`.gemini`, :mod:`.bedrock`, :mod:`.mcp`; strict mode's
+schema subset in :mod:`.strict`). Each module's docstring lists the published limits it relies on.
+Profiles adapt rather than refuse wherever the meaning survives, and say what they changed; the
+release's compatibility report (:func:`compatibility_report`) is every tool's verdict per profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
+from skillhouse.compiler.profiles.adaptation import Adaptation
+from skillhouse.compiler.profiles.strict import neutral_arguments
+
+PROFILES = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
+SHAPES = openai.SHAPES
+DEFERRING = ("openai", "openai-strict", "anthropic")
+"""Profiles with native deferred loading (a provider-side tool search)."""
+
+_Deferral = Callable[[list[dict[str, Any]], list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+class ProfileError(ValueError):
+    """A request for something a profile does not offer (unknown profile or shape, no deferral)."""
+
+
+def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptation:
+    """``tool`` adapted to ``profile``; ``shape`` chooses OpenAI's ``chat`` or ``responses`` form."""
+    if shape not in SHAPES:
+        raise ProfileError(f"unknown shape {shape!r}; one of: {', '.join(SHAPES)}")
+    if profile in ("openai", "openai-strict"):
+        return openai.adapt(tool, strict=profile == "openai-strict", shape=shape)
+    if profile == "anthropic":
+        return anthropic.adapt(tool)
+    if profile == "gemini":
+        return gemini.adapt(tool)
+    if profile == "bedrock":
+        return bedrock.adapt(tool)
+    if profile == "mcp":
+        return mcp.adapt(tool)
+    raise ProfileError(f"unknown provider profile {profile!r}; one of: {', '.join(PROFILES)}")
+
+
+def provider_tools(
+    tools: Sequence[dict[str, Any]],
+    profile: str,
+    *,
+    deferred: bool = False,
+    shape: str | None = None,
+    eager: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """The tool list ``profile``'s API accepts for ``tools``; refused tools are left out.
+
+    With ``deferred=True`` the provider's native deferred loading is used: its tool search tool,
+    the ``eager`` tools loaded from the start, every tool of ``tools`` deferred. OpenAI's tool search
+    exists in the Responses API only, so ``shape`` defaults to ``responses`` when deferring.
+    """
+    chosen = shape or ("responses" if deferred and profile.startswith("openai") else "chat")
+    if deferred:
+        deferral = _deferral(profile, chosen)
+        return deferral(_wire(eager, profile, chosen), _wire(tools, profile, chosen))
+    wired = _wire([*eager, *tools], profile, chosen)
+    if profile == "gemini":
+        # Gemini takes declarations grouped in one Tool object.
+        return [{"functionDeclarations": wired}] if wired else []
+    return wired
+
+
+def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per profile and tool: ``ok``, ``adapted`` (with what changed and where) or ``refused`` (with why)."""
+    return {
+        "profiles": {
+            profile: {str(tool["name"]): adapt(tool, profile).report() for tool in tools}
+            for profile in PROFILES
+        }
+    }
+
+
+def _wire(tools: Sequence[dict[str, Any]], profile: str, shape: str) -> list[dict[str, Any]]:
+    adapted = (adapt(tool, profile, shape=shape) for tool in tools)
+    return [a.tool for a in adapted if a.tool is not None]
+
+
+def _deferral(profile: str, shape: str) -> _Deferral:
+    if profile == "anthropic":
+        return anthropic.deferred
+    if profile in ("openai", "openai-strict"):
+        if shape != "responses":
+            raise ProfileError(
+                "OpenAI's tool search exists in the Responses API only: use the 'responses' shape"
+            )
+        return openai.deferred
+    if profile not in PROFILES:
+        raise ProfileError(f"unknown provider profile {profile!r}; one of: {', '.join(PROFILES)}")
+    raise ProfileError(
+        f"{profile} has no native deferred loading (profiles that do: {', '.join(DEFERRING)}); "
+        "offer the guest's load_tools instead"
+    )
+
+
+__all__ = [
+    "DEFERRING",
+    "PROFILES",
+    "SHAPES",
+    "Adaptation",
+    "ProfileError",
+    "adapt",
+    "compatibility_report",
+    "neutral_arguments",
+    "provider_tools",
+]

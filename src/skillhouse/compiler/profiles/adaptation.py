@@ -1,0 +1,196 @@
+"""What adapting one neutral tool to one provider produced, and the bookkeeping every profile shares.
+
+An :class:`Adaptation` is the provider's wire form of a tool (or ``None`` when refused) together with
+every change made to fit, each with the JSON Pointer (RFC 6901) of what changed in the *neutral*
+definition (``/name``, ``/description``, ``/parameters/properties/note``). Profiles record changes
+through a :class:`Rewrite` while they walk a schema; the changes end up, in walk order, in the
+release's compatibility report, which is hashed, so the walk must be deterministic (it follows the
+schema's own key order, which the compiler fixes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillhouse.compiler.naming import cap, sanitize
+
+
+class Refused(Exception):
+    """The tool cannot be offered to the provider without losing what it means."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class Unexpressible(Exception):
+    """A schema node the provider cannot express; the nearest optional property holding it is dropped."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """One neutral tool adapted to one profile."""
+
+    profile: str
+    name: str
+    """The neutral tool name (the provider may see another one: see ``tool``)."""
+    tool: dict[str, Any] | None
+    """The provider's wire form; ``None`` when refused."""
+    changes: tuple[dict[str, str], ...] = ()
+    refusal: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.refusal is not None:
+            return "refused"
+        return "adapted" if self.changes else "ok"
+
+    def report(self) -> dict[str, Any]:
+        """The compatibility report entry: ``ok``, ``adapted`` with its changes, or ``refused`` with why."""
+        if self.refusal is not None:
+            return {"status": "refused", "reason": self.refusal}
+        if self.changes:
+            return {"status": "adapted", "changes": [dict(c) for c in self.changes]}
+        return {"status": "ok"}
+
+
+@dataclass
+class Rewrite:
+    """The changes made so far while adapting one tool."""
+
+    changes: list[dict[str, str]] = field(default_factory=list)
+
+    def change(self, path: str, what: str) -> None:
+        self.changes.append({"path": path, "change": what})
+
+
+def pointer(path: str, key: str) -> str:
+    """``path`` extended by ``key``, escaped as RFC 6901 requires."""
+    return f"{path}/{key.replace('~', '~0').replace('/', '~1')}"
+
+
+@dataclass(frozen=True)
+class ToolRules:
+    """A provider's published rules for a tool's name and description."""
+
+    name_pattern: re.Pattern[str]
+    name_max: int
+    description_max: int | None = None
+    description_min: int = 0
+    property_name: re.Pattern[str] | None = None
+    """Pattern every property name must match anywhere in the schema, or ``None`` when unrestricted."""
+
+
+def fit_name(rw: Rewrite, name: str, rules: ToolRules) -> str:
+    """``name`` as the provider accepts it; a renamed tool is recorded (the host maps the call back)."""
+    if rules.name_pattern.fullmatch(name) and len(name) <= rules.name_max:
+        return name
+    fitted = sanitize(name) or "tool"
+    if not rules.name_pattern.fullmatch(fitted[:1] + "a"):
+        fitted = "_" + fitted
+    fitted = cap(fitted, rules.name_max)
+    if not rules.name_pattern.fullmatch(fitted):
+        raise Refused(f"tool name {name!r} cannot be made to match {rules.name_pattern.pattern}")
+    rw.change(
+        "/name", f"renamed to {fitted!r}: the provider's tool names must match {rules.name_pattern.pattern}"
+    )
+    return fitted
+
+
+def fit_description(rw: Rewrite, name: str, description: str, rules: ToolRules) -> str:
+    """``description`` cut to the provider's maximum at a word boundary, or filled where one is required."""
+    if len(description) < rules.description_min:
+        rw.change("/description", "was empty; the provider requires one, so the tool name is used")
+        return name
+    limit = rules.description_max
+    if limit is None or len(description) <= limit:
+        return description
+    cut = description[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    rw.change(
+        "/description",
+        f"truncated from {len(description)} to {len(cut) + 1} characters (provider maximum {limit})",
+    )
+    return cut.rstrip() + "…"
+
+
+def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters") -> None:
+    """Refuse the tool when a property name anywhere in ``schema`` breaks the provider's pattern."""
+    if rules.property_name is None:
+        return
+    for where, key in _property_names(schema, path):
+        if not rules.property_name.fullmatch(key):
+            raise Refused(
+                f"property name {key!r} at {where} does not match {rules.property_name.pattern}; "
+                "map it to another argument name (the wire name can stay)"
+            )
+
+
+def _property_names(node: Any, path: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            child = pointer(path, key)
+            if key == "properties" and isinstance(value, dict):
+                for prop, sub in value.items():
+                    found.append((pointer(child, prop), prop))
+                    found.extend(_property_names(sub, pointer(child, prop)))
+            else:
+                found.extend(_property_names(value, child))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            found.extend(_property_names(item, f"{path}/{index}"))
+    return found
+
+
+def root_problem(schema: Any) -> str | None:
+    """Why ``schema`` cannot be a tool's input root for providers that need a plain object, or ``None``."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return "the parameters root must be a JSON Schema of type 'object'"
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        if keyword in schema:
+            return f"the parameters root cannot use {keyword!r}"
+    return None
+
+
+SchemaRewrite = Callable[[Rewrite, dict[str, Any]], Any]
+WireForm = Callable[[str, str, Any, dict[str, Any]], dict[str, Any]]
+
+
+def adapt_with(
+    profile: str, tool: dict[str, Any], rules: ToolRules, schema: SchemaRewrite, wire: WireForm
+) -> Adaptation:
+    """Adapt ``tool``: name, description, property names and root checked, schema rewritten, wire form built.
+
+    ``wire`` gets the fitted name, description, rewritten schema and the neutral tool.
+    """
+    rw = Rewrite()
+    name = str(tool.get("name", ""))
+    try:
+        fitted = fit_name(rw, name, rules)
+        description = fit_description(rw, fitted, str(tool.get("description") or ""), rules)
+        parameters = tool.get("parameters")
+        problem = root_problem(parameters)
+        if problem is not None:
+            raise Refused(problem)
+        assert isinstance(parameters, dict)
+        check_property_names(parameters, rules)
+        rewritten = schema(rw, parameters)
+    except Refused as refused:
+        return Adaptation(profile, name, None, (), refused.reason)
+    return Adaptation(profile, name, wire(fitted, description, rewritten, tool), tuple(rw.changes))
+
+
+def unchanged(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema as declared: the provider takes full JSON Schema."""
+    return schema

@@ -1,0 +1,30 @@
+"""Amazon Bedrock Converse API tools: ``{"toolSpec": {name, description, inputSchema: {"json": ...}}}``.
+
+Limits relied on (Bedrock API reference, ``ToolSpecification``,
+docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolSpecification.html):
+
+- name: pattern ``[a-zA-Z0-9_-]+``, 1 to 64 characters;
+- description: at least 1 character, no published maximum;
+- ``inputSchema.json``: a JSON Schema object. Converse forwards it to the model's own tool format,
+  so the property-key pattern of Anthropic's models (``^[a-zA-Z0-9_.-]{1,64}$``) applies too.
+- no tool search on Converse (Anthropic's tool search is offered through InvokeModel only).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.compiler.profiles.anthropic import PROPERTY_NAME
+
+RULES = ToolRules(
+    name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_min=1, property_name=PROPERTY_NAME
+)
+
+
+def adapt(tool: dict[str, Any]) -> Adaptation:
+    def wire(name: str, description: str, schema: Any, neutral: dict[str, Any]) -> dict[str, Any]:
+        return {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
+
+    return adapt_with("bedrock", tool, RULES, unchanged, wire)

@@ -1,0 +1,47 @@
+"""OpenAI function tools: Chat Completions and Responses shapes, plain and strict, and tool search.
+
+Limits relied on (OpenAI API reference, "Function calling" and "Tool search" guides,
+developers.openai.com/api/docs/guides/function-calling and /tools-tool-search):
+
+- name: a-z, A-Z, 0-9, underscores and dashes, at most 64 characters;
+- description: at most 1,024 characters (the API answers ``string_above_max_length`` beyond);
+- ``parameters``: a JSON Schema object; strict mode's subset is in :mod:`.strict`;
+- Chat Completions: ``{"type": "function", "function": {name, description, parameters, strict?}}``;
+  Responses: ``{"type": "function", name, description, parameters, strict}`` where ``strict``
+  defaults to true, so the plain profile says ``false`` explicitly;
+- tool search (Responses API, gpt-5.4 and later): a ``{"type": "tool_search"}`` tool plus
+  ``defer_loading: true`` on the functions to defer; the model still sees a deferred function's name
+  and description, its parameters load when searched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.compiler.profiles.strict import strict_schema
+
+RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
+SHAPES = ("chat", "responses")
+TOOL_SEARCH: dict[str, Any] = {"type": "tool_search"}
+
+
+def adapt(tool: dict[str, Any], *, strict: bool, shape: str) -> Adaptation:
+    """``tool`` for OpenAI in the Chat Completions (``chat``) or Responses (``responses``) shape."""
+    profile = "openai-strict" if strict else "openai"
+
+    def wire(name: str, description: str, parameters: Any, neutral: dict[str, Any]) -> dict[str, Any]:
+        function: dict[str, Any] = {"name": name, "description": description, "parameters": parameters}
+        if shape == "responses":
+            return {"type": "function", **function, "strict": strict}
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+
+    return adapt_with(profile, tool, RULES, strict_schema if strict else unchanged, wire)
+
+
+def deferred(eager: list[dict[str, Any]], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Responses tool list with native tool search: eager tools loaded, operations deferred."""
+    return [dict(TOOL_SEARCH), *eager, *({**tool, "defer_loading": True} for tool in operations)]

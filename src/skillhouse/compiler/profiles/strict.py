@@ -1,0 +1,215 @@
+"""OpenAI strict mode (``strict: true``): the schema subset Structured Outputs accepts.
+
+Limits relied on, from OpenAI's Structured Outputs guide ("Supported schemas",
+developers.openai.com/api/docs/guides/structured-outputs#supported-schemas):
+
+- every object lists all its properties in ``required`` and sets ``additionalProperties: false``;
+  an optional field is emulated as a required one that may be ``null``;
+- the root is an object, not ``anyOf``;
+- supported keywords: ``type`` (including type arrays with ``"null"``), ``enum``, ``anyOf``,
+  ``description``, ``title``, object ``properties``/``required``/``additionalProperties``, string
+  ``pattern`` and ``format`` (date-time, time, date, duration, email, hostname, ipv4, ipv6, uuid),
+  number ``multipleOf``/``maximum``/``exclusiveMaximum``/``minimum``/``exclusiveMinimum``, array
+  ``items``/``minItems``/``maxItems``; everything else (``oneOf``, ``allOf``, ``not``, ``default``,
+  ``minLength``, ``uniqueItems``, ``patternProperties``, ...) is refused;
+- at most 5,000 object properties and 10 levels of object nesting; at most 1,000 enum values in
+  total, and for one enum of more than 250 string values at most 15,000 characters; at most 120,000
+  characters of property names, enum and const values together.
+
+The model answers ``null`` for an optional argument it leaves out; :func:`neutral_arguments` turns
+such an answer back into the arguments the declaration describes before the guest validates them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, Unexpressible, pointer
+from skillhouse.compiler.profiles.objects import (
+    is_free_form,
+    normalize,
+    rewrite_properties,
+    rewrite_root,
+    type_list,
+)
+
+KEYWORDS = frozenset(
+    {
+        "type", "description", "title", "enum", "anyOf", "properties", "required", "additionalProperties",
+        "items", "minItems", "maxItems", "pattern", "format",
+        "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    }
+)  # fmt: skip
+FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+MAX_DEPTH = 10
+MAX_PROPERTIES = 5_000
+MAX_ENUM_VALUES = 1_000
+LARGE_ENUM = 250
+LARGE_ENUM_CHARACTERS = 15_000
+MAX_CHARACTERS = 120_000
+
+
+def strict_schema(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` rewritten for strict mode; raises :class:`Refused` where meaning cannot survive."""
+    if "anyOf" in schema or "oneOf" in schema:
+        raise Refused("strict mode needs an object root, not a union of schemas")
+    out = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path, depth))
+    _check_sizes(out)
+    return dict(out)
+
+
+def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
+    if not isinstance(node, dict):
+        raise Unexpressible(path, "a schema that is a boolean")
+    node = normalize(rw, node, path)
+    if "nullable" in node:
+        node = _openapi_nullable(rw, node, path)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key not in KEYWORDS:
+            rw.change(pointer(path, key), f"{key!r} removed: strict mode does not support it")
+        elif key == "format" and value not in FORMATS:
+            rw.change(pointer(path, key), f"format {value!r} removed: strict mode does not support it")
+        elif key not in ("anyOf", "properties", "required", "additionalProperties", "items"):
+            out[key] = value
+    types = type_list(node)
+    if "anyOf" in node:
+        out["anyOf"] = _branches(rw, node["anyOf"], path, depth)
+    if "object" in types or ("properties" in node and not types):
+        if not types:
+            out["type"] = "object"
+        _object(rw, node, out, path, depth + 1)
+    if "array" in types:
+        if not isinstance(node.get("items"), dict):
+            raise Unexpressible(path, "an array whose items are not described")
+        out["items"] = _node(rw, node["items"], pointer(path, "items"), depth)
+    if not types and "anyOf" not in out and "enum" not in out and "properties" not in out:
+        raise Unexpressible(path, "a value of any type (strict mode needs a type)")
+    return out
+
+
+def _object(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise Unexpressible(path, f"objects nested deeper than {MAX_DEPTH} levels")
+    if is_free_form(node):
+        raise Unexpressible(path, "an object whose keys are not listed (strict mode names every key)")
+    properties, required = rewrite_properties(rw, node, path, depth, lambda n, p, d: _node(rw, n, p, d))
+    for name, sub in properties.items():
+        if name not in required:
+            properties[name] = nullable(sub)
+            rw.change(
+                pointer(pointer(path, "properties"), name),
+                "optional: now required and nullable (null leaves it out)",
+            )
+    out["properties"] = properties
+    out["required"] = list(properties)
+    if node.get("additionalProperties", True) is not False:
+        rw.change(pointer(path, "additionalProperties"), "set to false: strict mode allows no unlisted keys")
+    out["additionalProperties"] = False
+
+
+def _branches(rw: Rewrite, branches: Any, path: str, depth: int) -> list[Any]:
+    kept: list[Any] = []
+    for index, branch in enumerate(branches if isinstance(branches, list) else []):
+        where = f"{path}/anyOf/{index}"
+        try:
+            kept.append(_node(rw, branch, where, depth))
+        except Unexpressible as problem:
+            rw.change(where, f"alternative left out: {problem.reason}")
+    if not kept:
+        raise Unexpressible(path, "no alternative strict mode can express")
+    return kept
+
+
+def _openapi_nullable(rw: Rewrite, node: dict[str, Any], path: str) -> dict[str, Any]:
+    out = {k: v for k, v in node.items() if k != "nullable"}
+    if node["nullable"] is True:
+        out = nullable(out)
+        rw.change(pointer(path, "nullable"), "became a type that allows null")
+    return out
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts ``null``."""
+    out = dict(schema)
+    if "anyOf" in out:
+        if not any(isinstance(b, dict) and b.get("type") == "null" for b in out["anyOf"]):
+            out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+        return out
+    types = type_list(out)
+    if types and "null" not in types:
+        out["type"] = [*types, "null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _check_sizes(schema: dict[str, Any]) -> None:
+    properties, enum_values, characters = _measure(schema)
+    if properties > MAX_PROPERTIES:
+        raise Refused(f"{properties} object properties; strict mode allows at most {MAX_PROPERTIES}")
+    if enum_values > MAX_ENUM_VALUES:
+        raise Refused(f"{enum_values} enum values; strict mode allows at most {MAX_ENUM_VALUES}")
+    if characters > MAX_CHARACTERS:
+        raise Refused(
+            f"{characters} characters of names and enum values; strict mode allows {MAX_CHARACTERS}"
+        )
+
+
+def _measure(node: Any) -> tuple[int, int, int]:
+    properties = enum_values = characters = 0
+    if isinstance(node, dict):
+        for name, sub in (node.get("properties") or {}).items():
+            properties += 1
+            characters += len(name)
+            p, e, c = _measure(sub)
+            properties, enum_values, characters = properties + p, enum_values + e, characters + c
+        values = node.get("enum") or []
+        enum_values += len(values)
+        text = sum(len(v) for v in values if isinstance(v, str))
+        characters += text
+        if len(values) > LARGE_ENUM and text > LARGE_ENUM_CHARACTERS:
+            raise Refused(
+                f"an enum of {len(values)} values with {text} characters; strict mode allows {LARGE_ENUM_CHARACTERS}"
+            )
+        for key in ("items",):
+            p, e, c = _measure(node.get(key))
+            properties, enum_values, characters = properties + p, enum_values + e, characters + c
+        for branch in node.get("anyOf") or []:
+            p, e, c = _measure(branch)
+            properties, enum_values, characters = properties + p, enum_values + e, characters + c
+    return properties, enum_values, characters
+
+
+def neutral_arguments(schema: dict[str, Any], arguments: Any) -> Any:
+    """Arguments from a strict-mode call as the declaration describes them: a ``null`` the model sent
+    for an optional argument that does not itself allow ``null`` means the argument was left out."""
+    if not isinstance(arguments, dict) or not isinstance(schema, dict):
+        return arguments
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        sub = properties.get(name)
+        if value is None and name not in required and not _allows_null(sub):
+            continue
+        out[name] = _nested(sub, value)
+    return out
+
+
+def _nested(schema: Any, value: Any) -> Any:
+    if isinstance(value, dict):
+        return neutral_arguments(schema, value)
+    if isinstance(value, list) and isinstance(schema, dict) and isinstance(schema.get("items"), dict):
+        return [_nested(schema["items"], item) for item in value]
+    return value
+
+
+def _allows_null(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("nullable") is True or "null" in type_list(schema):
+        return True
+    if None in (schema.get("enum") or []):
+        return True
+    return any(_allows_null(b) for b in (schema.get("anyOf") or schema.get("oneOf") or []))
