@@ -1,0 +1,170 @@
+"""Idempotency keys in the store: the first request runs, every duplicate agrees with it.
+
+The claim is one ``INSERT ... ON CONFLICT DO NOTHING`` on the (tenant, key) primary key, so of any
+number of concurrent identical requests, in any number of processes sharing the database, exactly one
+inserts and runs. The others read the row:
+
+- ``completed``: the stored (already redacted) response is replayed;
+- ``running`` with a live lease: wait, bounded, for it to finish, then ``idempotency-conflict`` (409);
+- ``running`` with an expired lease: its holder died or lost track mid-call, so the request may have
+  reached the upstream: the key becomes ``unresolved`` (never resent automatically);
+- ``unresolved``: ``upstream-unresolved`` until the key expires or a person clears it;
+- a different payload commitment under the same key, in any state: ``idempotency-mismatch`` (422).
+
+Every state change is one conditional statement, so SQLite and PostgreSQL need no Python locks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
+from skillhouse.store.database import Database
+from skillhouse.store.gateway_tables import IdempotencyRow
+
+
+@dataclass(frozen=True)
+class KeyPolicy:
+    """How long a holder may take, how long a duplicate waits, how long a finished key lasts."""
+
+    lease_seconds: float = 45.0
+    wait_seconds: float = 10.0
+    ttl_seconds: float = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """This request holds the key and must run, then :meth:`IdempotencyStore.complete` it."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """An earlier request with this key completed: answer with its response."""
+
+    response: dict[str, Any]
+
+
+class IdempotencyStore:
+    def __init__(self, database: Database, policy: KeyPolicy | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.database = database
+        self.policy = policy or KeyPolicy()
+        self.clock = clock
+
+    def _insert(self, values: Mapping[str, Any]) -> bool:
+        dialect = self.database.dialect
+        statement: Any
+        if dialect == "postgresql":
+            statement = postgresql.insert(IdempotencyRow).values(**values).on_conflict_do_nothing()
+        else:
+            statement = sqlite.insert(IdempotencyRow).values(**values).on_conflict_do_nothing()
+        # RETURNING, not rowcount: an ORM-enabled INSERT reports no reliable rowcount on every driver
+        with self.database.transaction() as session:
+            return session.execute(statement.returning(IdempotencyRow.key)).first() is not None
+
+    def _row(self, tenant: str, key: str) -> IdempotencyRow | None:
+        with self.database.transaction() as session:
+            return session.get(IdempotencyRow, (tenant, key))
+
+    def _update(self, tenant: str, key: str, where: Any, **values: Any) -> bool:
+        statement = (
+            update(IdempotencyRow)
+            .where(IdempotencyRow.tenant_id == tenant, IdempotencyRow.key == key, where)
+            .values(**values)
+        )
+        with self.database.transaction() as session:
+            return bool(getattr(session.execute(statement), "rowcount", 0))
+
+    def peek(self, tenant: str, key: str, commitment: str) -> Replay | None:
+        """A completed, unexpired answer for this key and payload, without claiming anything."""
+        row = self._row(tenant, key)
+        if row is None or row.state != "completed" or row.expires_at <= self.clock():
+            return None
+        if row.commitment != commitment:
+            raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
+        return Replay(dict(row.response or {}))
+
+    def claim(self, tenant: str, key: str, operation: str, commitment: str) -> Claimed | Replay:
+        """Hold ``key`` for this request, or answer as the request that holds or held it."""
+        deadline = self.clock() + self.policy.wait_seconds
+        pause = 0.005
+        while True:
+            now = self.clock()
+            values = {
+                "tenant_id": tenant, "key": key, "operation": operation, "commitment": commitment,
+                "state": "running", "lease_until": now + self.policy.lease_seconds,
+                "expires_at": now + self.policy.lease_seconds + self.policy.ttl_seconds, "response": None,
+                "created_at": now,
+            }  # fmt: skip
+            if self._insert(values):
+                return Claimed(key)
+            row = self._row(tenant, key)
+            if row is None:
+                continue  # expired and removed between our insert and read: try again
+            if row.state != "running" and row.expires_at <= now:
+                self._drop_expired(tenant, key, now)
+                continue
+            if row.commitment != commitment:
+                raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
+            if row.state == "completed":
+                return Replay(dict(row.response or {}))
+            if row.state == "unresolved":
+                raise self._unresolved(key)
+            if row.lease_until <= now:
+                # the holder cannot still be sending: it died or timed out after the request may have left
+                self._update(tenant, key, IdempotencyRow.state == "running", state="unresolved")
+                raise self._unresolved(key)
+            if now >= deadline:
+                raise IdempotencyConflict(f"a request with key {key} is still in flight; retry later", idempotency_key=key)
+            time.sleep(min(pause, max(0.0, deadline - now)))
+            pause = min(pause * 2, 0.1)
+
+    def _drop_expired(self, tenant: str, key: str, now: float) -> None:
+        with self.database.transaction() as session:
+            session.execute(
+                delete(IdempotencyRow).where(
+                    IdempotencyRow.tenant_id == tenant,
+                    IdempotencyRow.key == key,
+                    IdempotencyRow.state != "running",
+                    IdempotencyRow.expires_at <= now,
+                )
+            )
+
+    @staticmethod
+    def _unresolved(key: str) -> UpstreamUnresolved:
+        return UpstreamUnresolved(
+            f"a request with key {key} may have reached the upstream but its outcome is unknown; "
+            "it is not resent automatically: check the upstream, then retry after the key expires",
+            idempotency_key=key,
+        )
+
+    def complete(self, tenant: str, key: str, response: Mapping[str, Any]) -> None:
+        now = self.clock()
+        # an unresolved key may still learn its answer from a holder that was only slow
+        self._update(
+            tenant, key, IdempotencyRow.state.in_(("running", "unresolved")),
+            state="completed", response=dict(response), expires_at=now + self.policy.ttl_seconds,
+        )  # fmt: skip
+
+    def unresolved(self, tenant: str, key: str) -> None:
+        self._update(tenant, key, IdempotencyRow.state == "running", state="unresolved", expires_at=self.clock() + self.policy.ttl_seconds)
+
+    def release(self, tenant: str, key: str) -> None:
+        """Nothing was sent: let the next request with this key run."""
+        with self.database.transaction() as session:
+            session.execute(
+                delete(IdempotencyRow).where(
+                    IdempotencyRow.tenant_id == tenant, IdempotencyRow.key == key, IdempotencyRow.state == "running"
+                )
+            )
+
+    def state(self, tenant: str, key: str) -> str | None:
+        row = self._row(tenant, key)
+        return None if row is None else row.state

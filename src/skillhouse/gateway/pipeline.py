@@ -1,0 +1,229 @@
+"""The gateway's decision pipeline: one request from a turn's guest, in the order the design gives.
+
+1. read the request; 2. the egress rule (resolve once, check, keep the address); 3. match it to a bound
+operation; 4. find its credentials; 5. a completed idempotency key answers at once; 6. an approval
+gate holds it unless an approval for exactly this request is used now; 7. claim the idempotency key;
+8. send to the checked address with credentials and ``Idempotency-Key`` injected; 9. redact the answer,
+store it under the key, audit the decision. :meth:`Gateway.fetch` answers in the ``fetch_url`` contract
+and never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import select
+
+from skillhouse.gateway.approvals import ApprovalStore
+from skillhouse.gateway.audit import AuditEntry, AuditLog
+from skillhouse.gateway.commitment import canonical_request, commitment, idempotency_key, identity_values
+from skillhouse.gateway.credentials import CredentialStore
+from skillhouse.gateway.egress import (
+    EgressDecision,
+    EgressPolicy,
+    Resolver,
+    Target,
+    decide_egress,
+    parse_target,
+    system_resolver,
+)
+from skillhouse.gateway.errors import (
+    ApprovalRequired,
+    GatewayError,
+    InvalidRequest,
+    UpstreamFailed,
+    UpstreamUnresolved,
+)
+from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, Replay
+from skillhouse.gateway.matching import BoundReleases, Gate, Match
+from skillhouse.gateway.redaction import Redactor
+from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
+from skillhouse.store.database import Database
+from skillhouse.store.gateway_tables import AllowedHostRow, TenantGateRow
+
+log = logging.getLogger("skillhouse.gateway")
+
+# never forwarded from the guest: the transport sets them, or they would let a guest steer a proxy
+_DROPPED = frozenset({"host", "content-length", "connection", "transfer-encoding", "keep-alive", "upgrade", "te", "trailer"})
+_NOT_RETURNED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"})
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    """Deployment settings: fixed resolution, hosts open to private addresses, key and approval timing."""
+
+    resolve: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    private_hosts: frozenset[str] = frozenset()
+    keys: KeyPolicy = field(default_factory=KeyPolicy)
+    approval_ttl_seconds: float = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What the gateway knows of the turn a request comes from (never what the guest claims)."""
+
+    tenant: str
+    turn_id: str | None
+    releases: BoundReleases
+
+
+@dataclass
+class _Call:
+    """The request being decided, and what has been learned about it so far."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: str | None
+    target: Target
+    audit: AuditEntry
+    decision: EgressDecision | None = None
+    match: Match | None = None
+
+
+class Gateway:
+    def __init__(
+        self,
+        database: Database,
+        config: GatewayConfig | None = None,
+        secret_key: str | None = None,
+        upstream: UpstreamClient | None = None,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        self.database = database
+        self.config = config or GatewayConfig()
+        self.credentials = CredentialStore(database, secret_key)
+        self.approvals = ApprovalStore(database, self.config.approval_ttl_seconds)
+        self.keys = IdempotencyStore(database, self.config.keys)
+        self.audit = AuditLog(database)
+        self.upstream = upstream or UpstreamClient()
+        self.resolver = resolver
+
+    def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract."""
+        try:
+            call = self._read(turn, request)
+        except GatewayError as refusal:
+            return refusal.document()
+        try:
+            return self._decide(turn, call)
+        except GatewayError as refusal:
+            decision = {"approval-required": "held", "egress-refused": "refused"}.get(refusal.code, "error")
+            self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
+            return refusal.document()
+
+    def _record(self, call: _Call, decision: str, **values: Any) -> None:
+        entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
+        if call.decision is not None:
+            entry = replace(entry, address=str(call.decision.address))
+        if call.match is not None:
+            entry = replace(entry, operation=call.match.operation.qualified)
+        self.audit.record(entry)
+
+    @staticmethod
+    def _read(turn: TurnContext, request: Mapping[str, Any]) -> _Call:
+        if not isinstance(request, Mapping):
+            raise InvalidRequest("the request must be an object {method, url, headers, body}")
+        method, url = request.get("method"), request.get("url")
+        headers, body = request.get("headers") or {}, request.get("body")
+        if not isinstance(method, str) or method.upper() not in METHODS:
+            raise InvalidRequest(f"method must be one of {', '.join(sorted(METHODS))}", field="method")
+        if not isinstance(url, str) or not url:
+            raise InvalidRequest("url must be a non-empty string", field="url")
+        if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+            raise InvalidRequest("headers must be an object of strings", field="headers")
+        if any(ch in f"{k}{v}" for k, v in headers.items() for ch in "\r\n\0"):
+            raise InvalidRequest("header names and values must not contain line breaks", field="headers")
+        if body is not None and not isinstance(body, str):
+            raise InvalidRequest("body must be a string or null", field="body")
+        target = parse_target(url)
+        entry = AuditEntry(turn.tenant, turn.turn_id, method.upper(), target.authority, target.path, "pending")
+        kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
+        return _Call(method.upper(), url, kept, body, target, entry)
+
+    def _tenant_policy(self, turn: TurnContext) -> tuple[list[str], list[Gate]]:
+        with self.database.transaction() as session:
+            hosts = list(session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == turn.tenant)))
+            gates = [
+                Gate(*row.matches.partition(" ")[::2], reason=row.reason)
+                for row in session.scalars(select(TenantGateRow).where(TenantGateRow.tenant_id == turn.tenant))
+            ]
+        return hosts, gates
+
+    def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
+        allow_list, tenant_gates = self._tenant_policy(turn)
+        policy = EgressPolicy.build(turn.releases.urls, allow_list, self.config.private_hosts)
+        call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
+        call.match = turn.releases.match(call.method, call.target)
+        injections = self.credentials.for_target(turn.tenant, call.target)
+        redactor = Redactor(secret for injection in injections for secret in injection.secrets)
+        injected = {injection.header for injection in injections}
+        canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
+        committed = commitment(canonical)
+        key: str | None = None
+        if call.match is not None and call.match.operation.document.get("identity"):
+            values = identity_values(call.match, call.target.query, call.headers, call.body)
+            key = idempotency_key(turn.tenant, call.match, values)
+            replay = self.keys.peek(turn.tenant, key, committed)
+            if replay is not None:
+                self._record(call, "replayed", status=replay.response.get("status"), idempotency_key=key)
+                return {**replay.response, "replayed": True}
+        gate = turn.releases.gate_for(call.method, call.target, call.match)
+        if gate is None:
+            gate = next((g for g in tenant_gates if BoundReleases([], [g]).gate_for(call.method, call.target, None)), None)
+        approval_id: str | None = None
+        if gate is not None:
+            operation = call.match.operation.qualified if call.match else None
+            used, approval_id = self.approvals.use_or_hold(turn.tenant, turn.turn_id, operation, gate.reason, canonical, committed)
+            if not used:
+                raise ApprovalRequired(
+                    f"{call.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
+                )
+        if key is not None:
+            claim = self.keys.claim(turn.tenant, key, call.match.operation.qualified if call.match else "", committed)
+            if isinstance(claim, Replay):
+                self._record(call, "replayed", status=claim.response.get("status"), idempotency_key=key)
+                return {**claim.response, "replayed": True}
+        headers = {k: v for k, v in call.headers.items() if k.lower() not in injected | {"idempotency-key"}}
+        headers.update({injection.header: injection.value for injection in injections})
+        headers["Accept-Encoding"] = "identity"
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        try:
+            response = self.upstream.send(call.decision, call.method, call.url, headers, call.body)
+        except NotSent as exc:
+            if key is not None:
+                self.keys.release(turn.tenant, key)
+            if approval_id is not None:
+                self.approvals.give_back(turn.tenant, approval_id)
+            raise UpstreamFailed(
+                f"{call.target.authority} could not be reached ({exc}); nothing was sent", code="upstream-unreachable"
+            ) from None
+        except MaybeSent as exc:
+            if key is not None:
+                self.keys.unresolved(turn.tenant, key)
+                raise UpstreamUnresolved(
+                    f"{call.target.authority} failed after the request was sent ({exc}); key {key} is unresolved "
+                    "and the request is not resent automatically",
+                    idempotency_key=key,
+                ) from None
+            raise UpstreamFailed(f"{call.target.authority} failed after the request was sent ({exc})") from None
+        answer = self._answer(response, redactor)
+        if key is not None:
+            self.keys.complete(turn.tenant, key, answer)
+        self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
+        return answer
+
+    @staticmethod
+    def _answer(response: UpstreamResponse, redactor: Redactor) -> dict[str, Any]:
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in _NOT_RETURNED}
+        if redactor:
+            return {"status": response.status, "headers": redactor.headers(headers), "body": redactor.text(response.body)}
+        return {"status": response.status, "headers": headers, "body": response.body}
+
+    def close(self) -> None:
+        self.upstream.close()

@@ -1,0 +1,142 @@
+"""The gateway's tables: credentials, tenant egress policy, approvals, idempotency keys, audit, turns.
+
+What must hold across replicas is a constraint here: one credential per (tenant, host, header); one
+idempotency row per (tenant, key), which is what makes the first of many concurrent identical requests
+the only one that runs; approval and key states limited to their lifecycles. Times that SQL compares
+(leases, expiries) are epoch seconds so SQLite and PostgreSQL compare them alike. No column holds a
+secret in the clear: credential values are encrypted, stored responses are redacted, audit rows carry
+no headers or bodies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, CheckConstraint, DateTime, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from skillhouse.store.base import Base
+
+APPROVAL_STATES = ("pending", "approved", "denied", "used", "expired")
+KEY_STATES = ("running", "completed", "unresolved")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class CredentialRow(Base):
+    """A secret bound to (tenant, host, header): ``value`` is the encrypted header value."""
+
+    __tablename__ = "gateway_credentials"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "host", "header", name="uq_gateway_credentials_binding"),
+        CheckConstraint("scheme IN ('bearer', 'basic', 'header')", name="ck_gateway_credentials_scheme"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    host: Mapped[str] = mapped_column(String(255))
+    header: Mapped[str] = mapped_column(String(128))
+    scheme: Mapped[str] = mapped_column(String(16))
+    value: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class AllowedHostRow(Base):
+    """A tenant's allow-list entry: ``host`` or ``host:port`` its turns may reach besides bound operations."""
+
+    __tablename__ = "gateway_allowed_hosts"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    host: Mapped[str] = mapped_column(String(300), primary_key=True)
+
+
+class TenantGateRow(Base):
+    """A tenant's own approval gate, ``METHOD /path/{param}`` on any host."""
+
+    __tablename__ = "gateway_tenant_gates"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    matches: Mapped[str] = mapped_column(String(500), primary_key=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class ApprovalRow(Base):
+    """A held request: its canonical form, the commitment an approval binds to, and its state."""
+
+    __tablename__ = "gateway_approvals"
+    __table_args__ = (
+        CheckConstraint(_one_of("state", APPROVAL_STATES), name="ck_gateway_approvals_state"),
+        Index("ix_gateway_approvals_commitment", "tenant_id", "commitment", "state"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    turn_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    operation: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    canonical: Mapped[dict[str, Any]] = mapped_column(JSON)
+    commitment: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+    decided_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    decided_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class IdempotencyRow(Base):
+    """One derived key: who holds it (``lease_until``), the payload it was first seen with, the response."""
+
+    __tablename__ = "gateway_idempotency"
+    __table_args__ = (CheckConstraint(_one_of("state", KEY_STATES), name="ck_gateway_idempotency_state"),)
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    operation: Mapped[str] = mapped_column(String(300))
+    commitment: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(String(16))
+    lease_until: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class AuditRow(Base):
+    """One egress decision. Never a header, a body or a query string: nothing that could hold a secret."""
+
+    __tablename__ = "gateway_audit"
+    __table_args__ = (Index("ix_gateway_audit_tenant", "tenant_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[float] = mapped_column(Float)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    turn_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    method: Mapped[str] = mapped_column(String(16))
+    host: Mapped[str] = mapped_column(String(300))
+    path: Mapped[str] = mapped_column(Text)
+    operation: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    decision: Mapped[str] = mapped_column(String(24))
+    code: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    approval_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+
+
+class TurnRow(Base):
+    """A turn: the tenant, the releases it bound (by digest) and the provider profile it offers tools for."""
+
+    __tablename__ = "gateway_turns"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    profile: Mapped[str] = mapped_column(String(32))
+    releases: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)

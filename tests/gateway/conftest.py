@@ -1,0 +1,110 @@
+"""Gateway fixtures: a recording upstream on loopback, a migrated database (SQLite, or a fresh
+PostgreSQL database when SKILLHOUSE_TEST_POSTGRES_URL is set), the Hollowbrook release, a gateway."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy.engine import make_url
+from tests.gateway.upstream_server import Upstream
+
+from skillhouse.compiler import compile_dir
+from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
+from skillhouse.store.database import Database, open_database
+
+HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
+POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
+SECRET_KEY = Fernet.generate_key().decode()
+
+
+def fresh_postgres_database() -> tuple[str, str]:
+    """Create an empty database on the test server; returns (its SQLAlchemy URL, its name)."""
+    assert POSTGRES_URL is not None
+    name = f"skh_gw_{uuid.uuid4().hex[:12]}"
+    admin = make_url(POSTGRES_URL).set(drivername="postgresql")
+    with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False), name
+
+
+def drop_postgres_database(name: str) -> None:
+    assert POSTGRES_URL is not None
+    admin = make_url(POSTGRES_URL).set(drivername="postgresql")
+    with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'skillhouse.db'}"
+        return
+    if not POSTGRES_URL:
+        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
+    url, name = fresh_postgres_database()
+    try:
+        yield url
+    finally:
+        drop_postgres_database(name)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'skillhouse.db'}"
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    db = open_database(database_url)
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def hollowbrook_release() -> dict[str, Any]:
+    compiled, errors = compile_dir(HOLLOWBROOK)
+    assert compiled is not None, errors
+    return compiled.document
+
+
+def gateway_for(database: Database, upstream: Upstream, **config: Any) -> Gateway:
+    resolve = {("hollowbrook.local", 8084): f"127.0.0.1:{upstream.port}"}
+    return Gateway(database, GatewayConfig(resolve=resolve, **config), secret_key=SECRET_KEY)
+
+
+@pytest.fixture
+def gateway(database: Database, upstream: Upstream) -> Iterator[Gateway]:
+    gw = gateway_for(database, upstream)
+    yield gw
+    gw.close()
+
+
+@pytest.fixture
+def turn(hollowbrook_release: dict[str, Any]) -> TurnContext:
+    return TurnContext("tenant-a", "turn-1", BoundReleases([hollowbrook_release]))
+
+
+def booking_request(guest: str = "Ada", note: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"arrival": "2030-05-01", "departure": "2030-05-03", "guest_name": guest, "room_id": 2}
+    if note is not None:
+        body["note"] = note
+    return {
+        "method": "POST",
+        "url": "http://hollowbrook.local:8084/bookings",
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps(body, sort_keys=True),
+    }

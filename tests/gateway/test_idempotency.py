@@ -1,0 +1,80 @@
+"""Idempotency through the gateway's Python interface against a real loopback upstream."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from tests.gateway.conftest import booking_request, gateway_for
+from tests.gateway.upstream_server import Upstream
+
+from skillhouse.gateway import Gateway, KeyPolicy, TurnContext
+
+
+def test_a_hundred_concurrent_identical_bookings_make_one_booking(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    start = threading.Barrier(20)
+
+    def book(_: int) -> dict[str, Any]:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            start.wait(5)
+        return gateway.fetch(turn, booking_request())
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(book, range(100)))
+    assert len(upstream.recorder.bookings) == 1
+    assert all(a.get("status") == 201 for a in answers), [a for a in answers if "error" in a][:3]
+    assert sum(1 for a in answers if a.get("replayed")) == 99
+    assert len({json.loads(a["body"])["id"] for a in answers}) == 1
+
+
+def test_the_derived_key_is_sent_upstream_as_idempotency_key(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    gateway.fetch(turn, booking_request())
+    sent = upstream.recorder.requests[0]["headers"]
+    assert sent["Idempotency-Key"].startswith("skh-")
+
+
+def test_the_same_identity_with_a_different_payload_is_a_mismatch(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    assert gateway.fetch(turn, booking_request(note="late"))["status"] == 201
+    answer = gateway.fetch(turn, booking_request(note="early"))
+    assert answer["error"]["code"] == "idempotency-mismatch"
+    assert len(upstream.recorder.bookings) == 1
+
+
+def test_a_different_identity_is_a_different_booking(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    gateway.fetch(turn, booking_request("Ada"))
+    gateway.fetch(turn, booking_request("Grace"))
+    assert len(upstream.recorder.bookings) == 2
+
+
+def test_a_guest_cannot_choose_its_own_idempotency_key(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    first = booking_request()
+    first["headers"]["Idempotency-Key"] = "guest-chosen-1"
+    second = booking_request()
+    second["headers"]["Idempotency-Key"] = "guest-chosen-2"
+    gateway.fetch(turn, first)
+    assert gateway.fetch(turn, second)["replayed"] is True
+    assert len(upstream.recorder.bookings) == 1
+
+
+def test_a_duplicate_in_flight_gets_a_conflict_after_its_bounded_wait(
+    database: Any, upstream: Upstream, turn: TurnContext
+) -> None:
+    gateway = gateway_for(database, upstream, keys=KeyPolicy(wait_seconds=0.2))
+    upstream.recorder.hold = threading.Event()
+    first: list[dict[str, Any]] = []
+    runner = threading.Thread(target=lambda: first.append(gateway.fetch(turn, booking_request())))
+    runner.start()
+    assert upstream.recorder.received.wait(5)
+    assert gateway.fetch(turn, booking_request())["error"]["code"] == "idempotency-conflict"
+    upstream.recorder.hold.set()
+    runner.join(5)
+    assert first[0]["status"] == 201
+    assert len(upstream.recorder.bookings) == 1
+    gateway.close()
