@@ -18,7 +18,7 @@ import pytest
 from skillhouse.compiler import compile_dir
 from skillhouse.host import GuestRunner, TurnHost, make_runner
 
-GUEST_RUNNERS = ["inprocess"]
+GUEST_RUNNERS = ["inprocess", "wasm"]
 ROOT = Path(__file__).resolve().parents[2]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from skillhouse.guest import Guest, Host
 
-RUNNER_KINDS = ("inprocess",)
+RUNNER_KINDS = ("inprocess", "wasm")
 
 
 class GuestRunner(Protocol):
@@ -54,4 +54,9 @@ def make_runner(host: Host, kind: str = "inprocess") -> GuestRunner:
     """A runner of ``kind`` (one of :data:`RUNNER_KINDS`) for a turn over ``host``."""
     if kind == "inprocess":
         return InProcessRunner(host)
+    if kind == "wasm":
+        # imported here so wasmtime loads only for turns that run the component
+        from skillhouse.host.wasm_runner import WasmRunner
+
+        return WasmRunner(host)
     raise UnknownRunner(f"unknown guest runner {kind!r}; known: {', '.join(RUNNER_KINDS)}")

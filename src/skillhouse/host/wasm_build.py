@@ -1,0 +1,219 @@
+"""Building the guest WebAssembly component, and the cache that makes only the first run pay for it.
+
+``componentize-py`` turns a Python app module (which adapts ``wit/agent.wit`` to the guest) and the
+pure packages it imports into a component; ``--stub-wasi`` replaces every WASI import with a trap,
+so the component's only imports are the host functions of the WIT world. Wasmtime then compiles the
+component to native code, which is serialized next to it.
+
+Both files live in a cache directory under a key that hashes the staged sources, the WIT file, the
+tool versions and the engine configuration, so a change to any of them builds afresh and nothing
+else does. A lock file keeps two processes from building the same key at once.
+
+The cache directory is ``$SKILLHOUSE_GUEST_CACHE`` when set, else ``<data dir>/guest``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import wasmtime
+from wasmtime.component import Component
+
+from skillhouse.settings import Settings
+
+SOURCE_ROOT = Path(__file__).resolve().parents[1]  # src/skillhouse
+WIT_PATH = SOURCE_ROOT.parents[1] / "wit" / "agent.wit"
+WORLD = "agent"
+AGENT_APP_MODULE = Path(__file__).resolve().parent / "wasm_app" / "agent_app.py"
+# What the engine is configured with; a serialized component only loads into the same configuration.
+ENGINE_CONFIG = "epoch_interruption=1"
+
+Progress = Callable[[str], None]
+
+
+class GuestBuildError(Exception):
+    """The component could not be built: ``code`` is ``builder-missing``, ``wit-missing`` or ``build-failed``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class GuestApp:
+    """What goes into a component: the app module exporting the WIT world, and the packages it imports.
+
+    ``packages`` maps dotted package names to their source directories; their ``.py`` files are staged
+    under the dotted path (parents get empty ``__init__.py`` files), and the app module is staged at
+    the top level, so nothing else from the environment ends up in the component.
+    """
+
+    module: Path
+    packages: tuple[tuple[str, Path], ...] = ()
+
+
+AGENT_APP = GuestApp(AGENT_APP_MODULE, (("skillhouse.guest", SOURCE_ROOT / "guest"),))
+
+
+@dataclass(frozen=True)
+class BuiltComponent:
+    """The cached component binary, its compiled form, and whether this call had to build them."""
+
+    key: str
+    wasm: Path
+    compiled: Path
+    built: bool
+    build_seconds: float
+    compile_seconds: float
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("SKILLHOUSE_GUEST_CACHE"):
+        return Path(env["SKILLHOUSE_GUEST_CACHE"])
+    return Settings.from_env(env).data_dir / "guest"
+
+
+def unbuildable_reason(wit_path: Path = WIT_PATH) -> str | None:
+    """Why the component cannot be built here (no WIT file, no componentize-py), or ``None``."""
+    if not wit_path.is_file():
+        return f"{wit_path} is missing"
+    try:
+        _builder_command()
+    except GuestBuildError as exc:
+        return exc.message
+    return None
+
+
+def make_engine() -> wasmtime.Engine:
+    """An engine whose runaway guests can be interrupted by epoch (see :data:`ENGINE_CONFIG`)."""
+    config = wasmtime.Config()
+    config.epoch_interruption = True
+    return wasmtime.Engine(config)
+
+
+def tool_versions() -> dict[str, str]:
+    return {name: importlib.metadata.version(name) for name in ("componentize-py", "wasmtime")}
+
+
+def staged_files(app: GuestApp) -> dict[str, bytes]:
+    """Relative path in the build directory to content, for every file the component is built from."""
+    files: dict[str, bytes] = {f"{app.module.stem}.py": app.module.read_bytes()}
+    for dotted, directory in app.packages:
+        parts = dotted.split(".")
+        for depth in range(1, len(parts)):
+            files.setdefault("/".join([*parts[:depth], "__init__.py"]), b"")
+        for source in sorted(directory.rglob("*.py")):
+            relative = source.relative_to(directory).as_posix()
+            files["/".join([*parts, relative])] = source.read_bytes()
+    return files
+
+
+def cache_key(app: GuestApp, wit_path: Path = WIT_PATH) -> str:
+    digest = hashlib.sha256()
+    parts: list[tuple[str, bytes]] = sorted(staged_files(app).items())
+    parts.append(("wit", wit_path.read_bytes()))
+    parts.extend((name, version.encode()) for name, version in sorted(tool_versions().items()))
+    parts.append(("engine", ENGINE_CONFIG.encode()))
+    for name, content in parts:
+        # lengths first so no two different inputs hash the same stream
+        digest.update(f"{len(name)}:{name}:{len(content)}:".encode())
+        digest.update(content)
+    return digest.hexdigest()[:32]
+
+
+def ensure_component(
+    app: GuestApp = AGENT_APP,
+    cache_dir: Path | None = None,
+    *,
+    engine: wasmtime.Engine | None = None,
+    wit_path: Path = WIT_PATH,
+    progress: Progress | None = None,
+) -> BuiltComponent:
+    """The cached component for ``app``, building and compiling it first when the cache lacks it."""
+    if not wit_path.is_file():
+        raise GuestBuildError(
+            "wit-missing", f"{wit_path}: the WIT world is not there (not a source checkout?)"
+        )
+    cache_dir = default_cache_dir() if cache_dir is None else cache_dir
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    key = cache_key(app, wit_path)
+    name = f"{app.module.stem}-{key}"
+    wasm, compiled = cache_dir / f"{name}.wasm", cache_dir / f"{name}.cwasm"
+    with _locked(cache_dir / f"{name}.lock"):
+        if compiled.is_file() and wasm.is_file():
+            return BuiltComponent(key, wasm, compiled, built=False, build_seconds=0.0, compile_seconds=0.0)
+        started = time.perf_counter()
+        if not wasm.is_file():
+            if progress:
+                progress("building the guest component with componentize-py (first run only)")
+            _componentize(app, wit_path, wasm)
+        built_at = time.perf_counter()
+        if progress:
+            progress("compiling the guest component with wasmtime (first run only)")
+        engine = make_engine() if engine is None else engine
+        _write_atomically(compiled, bytes(Component.from_file(engine, wasm).serialize()))
+        done = time.perf_counter()
+    return BuiltComponent(key, wasm, compiled, True, built_at - started, done - built_at)
+
+
+def _componentize(app: GuestApp, wit_path: Path, output: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="skillhouse-guest-") as scratch:
+        stage = Path(scratch) / "stage"
+        for relative, content in staged_files(app).items():
+            target = stage / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        partial = Path(scratch) / "component.wasm"
+        command = [
+            *_builder_command(),
+            "--wit-path", str(wit_path), "--world", WORLD, "--quiet",
+            "componentize", "--stub-wasi", "--python-path", str(stage),
+            "--output", str(partial), app.module.stem,
+        ]  # fmt: skip
+        # Without VIRTUAL_ENV the builder adds no site-packages: the component holds the stage only.
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        proc = subprocess.run(command, cwd=stage, env=env, capture_output=True, text=True)
+        if proc.returncode != 0 or not partial.is_file():
+            detail = (proc.stderr or proc.stdout).strip()[-2000:]
+            raise GuestBuildError("build-failed", f"componentize-py failed for {app.module.name}:\n{detail}")
+        _write_atomically(output, partial.read_bytes())
+
+
+def _builder_command() -> list[str]:
+    beside = Path(sys.executable).parent / "componentize-py"
+    found = str(beside) if beside.is_file() else shutil.which("componentize-py")
+    if found is None:
+        raise GuestBuildError(
+            "builder-missing", "componentize-py is not installed (pip install componentize-py)"
+        )
+    return [found]
+
+
+def _write_atomically(path: Path, content: bytes) -> None:
+    partial = path.with_name(path.name + f".{os.getpid()}.partial")
+    partial.write_bytes(content)
+    os.replace(partial, path)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
