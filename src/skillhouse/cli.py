@@ -116,6 +116,49 @@ def _guest_eager_tools() -> list[dict[str, Any]]:
     return list(EAGER_TOOLS)
 
 
+@app.command()
+def translate(
+    path: Annotated[Path, typer.Argument(help="A skill package directory.")],
+    tool: Annotated[str, typer.Argument(help="Full tool name, or the operation name the skill lists.")],
+    arguments: Annotated[str, typer.Argument(help="The call's arguments as a JSON object.")],
+) -> None:
+    """Print the request a call becomes (nothing is sent), or the refusal with exit status 1."""
+    from skillhouse.guest import (
+        EAGER_TOOLS,
+        BoundSkill,
+        Catalogue,
+        InvalidArguments,
+        Violation,
+        build_request,
+    )
+
+    compiled = _compiled_or_exit(path)
+    catalogue = Catalogue([BoundSkill.from_document(compiled.document)], EAGER_TOOLS)
+    resolution = catalogue.resolve(tool)
+    answer: dict[str, Any]
+    if resolution.tool is None:
+        answer = {
+            "error": {
+                "code": resolution.code or "unknown-tool",
+                "message": f"no operation {tool!r} in {path}",
+                "candidates": resolution.candidates,
+            }
+        }
+    else:
+        try:
+            decoded = json.loads(arguments)
+            answer = build_request(catalogue.operations[resolution.tool], decoded)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
+            problem = Violation("$", "not-json", f"a JSON object of arguments (it did not parse{where})")
+            answer = InvalidArguments([problem]).document(resolution.tool)
+        except InvalidArguments as refusal:
+            answer = refusal.document(resolution.tool)
+    print(json.dumps(answer, indent=2, ensure_ascii=False))
+    if "error" in answer:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 

@@ -30,7 +30,9 @@ def names(definitions: list[dict[str, Any]]) -> list[str]:
     return [d["name"] for d in definitions]
 
 
-def test_the_catalogue_offers_eager_tools_and_defers_every_operation(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_the_catalogue_offers_eager_tools_and_defers_every_operation(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     tools = guest_of([hollowbrook]).tools()
     assert names(tools["tools"]) == ["load_tools", "read_object", "fetch_url"]
     assert sorted(names(tools["deferred"])) == [
@@ -42,17 +44,25 @@ def test_the_catalogue_offers_eager_tools_and_defers_every_operation(hollowbrook
     ]
     booking = next(d for d in tools["deferred"] if d["name"] == "hollowbrook_create_booking")
     create = next(op for op in hollowbrook["operations"] if op["name"] == "create_booking")
-    assert booking == {"name": create["tool_name"], "description": create["description"], "parameters": create["schema"]}
+    assert booking == {
+        "name": create["tool_name"],
+        "description": create["description"],
+        "parameters": create["schema"],
+    }
 
 
-def test_eager_tools_have_object_schemas_and_descriptions(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_eager_tools_have_object_schemas_and_descriptions(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     for tool in guest_of([hollowbrook]).tools()["tools"]:
         assert tool["description"]
         assert tool["parameters"]["type"] == "object"
         assert tool["parameters"]["additionalProperties"] is False
 
 
-def test_load_tools_takes_the_short_name_a_skill_lists(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_load_tools_takes_the_short_name_a_skill_lists(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     guest = guest_of([hollowbrook])
     answer = guest.call("load_tools", {"names": ["create_booking", "hollowbrook_list_rooms"]})
     assert names(answer["loaded"]) == ["hollowbrook_create_booking", "hollowbrook_list_rooms"]
@@ -75,10 +85,14 @@ def test_a_short_name_two_skills_share_is_ambiguous_and_names_both(
             "candidates": ["hollowbrook_create_booking", "inn_create_booking"],
         }
     ]
-    assert names(guest.call("load_tools", {"names": ["inn_create_booking"]})["loaded"]) == ["inn_create_booking"]
+    assert names(guest.call("load_tools", {"names": ["inn_create_booking"]})["loaded"]) == [
+        "inn_create_booking"
+    ]
 
 
-def test_an_unknown_name_gets_the_nearest_names_not_the_whole_list(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_an_unknown_name_gets_the_nearest_names_not_the_whole_list(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     answer = guest_of([hollowbrook]).call("load_tools", {"names": ["create_bookings"]})
     problem = answer["not_loaded"][0]
     assert problem["code"] == "unknown-tool"
@@ -91,7 +105,9 @@ def test_a_name_like_nothing_gets_no_candidates(hollowbrook: dict[str, Any], gue
     assert answer["not_loaded"] == [{"name": "zzzzqqq", "code": "unknown-tool", "candidates": []}]
 
 
-def test_load_tools_with_bad_arguments_is_refused_with_violations(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_load_tools_with_bad_arguments_is_refused_with_violations(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     answer = guest_of([hollowbrook]).call("load_tools", {"names": "create_booking"})
     assert answer["error"]["code"] == "invalid-arguments"
     assert [v["path"] for v in answer["error"]["violations"]] == ["$.names"]
@@ -108,19 +124,25 @@ def test_read_object_of_a_skill_gives_its_manifest(
     assert "skill/hollowbrook/house_rules.md" in text
 
 
-def test_read_object_of_an_operation_file_gives_its_prose_and_the_call(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_read_object_of_an_operation_file_gives_its_prose_and_the_call(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     text = guest_of([hollowbrook]).call("read_object", {"path": "skill/hollowbrook/create_booking.md"})["ok"]
     assert text.startswith("Book a room for a guest")
     assert "## The call" in text
     assert "POST http://hollowbrook.local:8084/bookings" in text
 
 
-def test_read_object_of_a_document_gives_it_as_written(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_read_object_of_a_document_gives_it_as_written(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     answer = guest_of([hollowbrook]).call("read_object", {"path": "skill/hollowbrook/house_rules.md"})
     assert answer == {"ok": hollowbrook["documents"][0]["text"]}
 
 
-def test_read_object_of_a_missing_skill_file_is_not_found(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_read_object_of_a_missing_skill_file_is_not_found(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     guest = guest_of([hollowbrook])
     assert guest.call("read_object", {"path": "skill/hollowbrook/rules.md"})["error"]["code"] == "not-found"
     assert guest.call("read_object", {"path": "skill/hollowbrok"})["error"]["code"] == "not-found"
@@ -152,10 +174,19 @@ def test_fetching_a_skill_file_is_refused_with_a_pointer_to_read_object(
     assert guest.host.requests == []
 
 
-def test_fetch_url_of_an_ordinary_url_is_sent_as_given(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_fetch_url_of_an_ordinary_url_is_sent_as_given(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     guest = guest_of([hollowbrook])
-    answer = guest.call("fetch_url", {"url": "https://weather.example/today", "headers": {"Accept": "text/plain"}})
-    sent = {"method": "GET", "url": "https://weather.example/today", "headers": {"Accept": "text/plain"}, "body": None}
+    answer = guest.call(
+        "fetch_url", {"url": "https://weather.example/today", "headers": {"Accept": "text/plain"}}
+    )
+    sent = {
+        "method": "GET",
+        "url": "https://weather.example/today",
+        "headers": {"Accept": "text/plain"},
+        "body": None,
+    }
     assert guest.host.requests == [sent]
     assert json.loads(answer["body"]) == sent
 
@@ -163,7 +194,12 @@ def test_fetch_url_of_an_ordinary_url_is_sent_as_given(hollowbrook: dict[str, An
 def test_calling_an_operation_sends_the_built_request_and_answers_what_fetch_url_returned(
     hollowbrook: dict[str, Any], guest_of: GuestOf
 ) -> None:
-    response = {"status": 201, "headers": {"content-type": "application/json"}, "body": '{"id": "b-1"}', "replayed": True}
+    response = {
+        "status": 201,
+        "headers": {"content-type": "application/json"},
+        "body": '{"id": "b-1"}',
+        "replayed": True,
+    }
     guest = guest_of([hollowbrook], fetch=lambda request: response)
     guest.call("load_tools", {"names": ["create_booking"]})
     answer = guest.runner.call_tool(
@@ -181,10 +217,14 @@ def test_calling_an_operation_sends_the_built_request_and_answers_what_fetch_url
     ]
 
 
-def test_an_approval_required_answer_reaches_the_model_unchanged(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_an_approval_required_answer_reaches_the_model_unchanged(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     held = {"error": {"code": "approval-required", "message": "held for a person", "approval_id": "ap_1"}}
     guest = guest_of([hollowbrook], fetch=lambda request: held)
-    answer = guest.call("hollowbrook_charge", {"booking_id": "b-1", "amount_cents": 12000, "description": "2 nights"})
+    answer = guest.call(
+        "hollowbrook_charge", {"booking_id": "b-1", "amount_cents": 12000, "description": "2 nights"}
+    )
     assert answer == held
 
 
@@ -203,7 +243,9 @@ def test_an_invalid_call_is_not_sent(hollowbrook: dict[str, Any], guest_of: Gues
 
 
 @pytest.mark.parametrize("text", ["{room_id: 1}", '{"n": NaN}', "[1,"])
-def test_arguments_that_are_not_json_are_refused(hollowbrook: dict[str, Any], guest_of: GuestOf, text: str) -> None:
+def test_arguments_that_are_not_json_are_refused(
+    hollowbrook: dict[str, Any], guest_of: GuestOf, text: str
+) -> None:
     guest = guest_of([hollowbrook])
     answer = guest.call("hollowbrook_list_rooms", text)
     assert answer["error"]["code"] == "invalid-arguments"
@@ -217,7 +259,9 @@ def test_an_unknown_tool_gets_the_nearest_names(hollowbrook: dict[str, Any], gue
     assert answer["error"]["candidates"][0] == "hollowbrook_list_rooms"
 
 
-def test_a_short_name_call_runs_the_one_operation_that_has_it(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_a_short_name_call_runs_the_one_operation_that_has_it(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     guest = guest_of([hollowbrook])
     guest.call("list_rooms", {"min_guests": 2})
     assert guest.host.requests[0]["url"] == "http://hollowbrook.local:8084/rooms?min_guests=2"

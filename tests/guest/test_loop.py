@@ -42,7 +42,14 @@ def test_a_booking_is_load_tools_and_one_call(hollowbrook: dict[str, Any], guest
     assert turn["stopped"] == "answer"
     assert turn["final"] == "Booked: b-1."
     assert turn["steps"] == 3
-    assert [m["role"] for m in turn["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in turn["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     assert json.loads(turn["messages"][4]["content"]) == booked
     assert turn["messages"][4]["tool_call_id"] == "c2"
     assert len(guest.host.requests) == 1
@@ -69,7 +76,9 @@ def test_a_model_error_ends_the_turn_with_it(hollowbrook: dict[str, Any], guest_
     assert turn["error"]["code"] == "model-unavailable"
 
 
-def test_a_turn_request_that_is_not_json_is_a_bad_request(hollowbrook: dict[str, Any], guest_of: GuestOf) -> None:
+def test_a_turn_request_that_is_not_json_is_a_bad_request(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
     guest = guest_of([hollowbrook])
     assert json.loads(guest.runner.run_turn("{nope"))["stopped"] == "bad-request"
     assert json.loads(guest.runner.run_turn("{}"))["stopped"] == "bad-request"

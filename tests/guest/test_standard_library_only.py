@@ -16,12 +16,16 @@ def test_importing_the_guest_loads_no_module_outside_the_standard_library() -> N
         "import sys, json; before = set(sys.modules); import skillhouse.guest; "
         "print(json.dumps(sorted(set(sys.modules) - before)))"
     )
-    loaded = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout)
+    loaded = json.loads(
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    )
     ours = ("skillhouse", "skillhouse.guest")
     outside = [
         name
         for name in loaded
-        if name.split(".")[0] not in sys.stdlib_module_names and name not in ours and not name.startswith("skillhouse.guest.")
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name not in ours
+        and not name.startswith("skillhouse.guest.")
     ]
     assert outside == []
 

@@ -196,7 +196,9 @@ def test_an_absent_optional_argument_is_not_sent_and_a_given_one_is(hollowbrook:
     assert json.loads(build_request(op, {**base, "note": "late"})["body"])["note"] == "late"
 
 
-def test_a_get_has_query_in_declaration_order_and_no_body_or_content_type(hollowbrook: dict[str, Any]) -> None:
+def test_a_get_has_query_in_declaration_order_and_no_body_or_content_type(
+    hollowbrook: dict[str, Any],
+) -> None:
     request = build_request(
         operation_of(hollowbrook, "check_availability"),
         {"departure": "2025-06-03", "arrival": "2025-06-01", "room_id": 2.0},
@@ -225,7 +227,9 @@ def test_path_parameters_are_percent_encoded(shop: Callable[[str], dict[str, Any
 
 
 @pytest.mark.parametrize("segment", ["", ".", ".."])
-def test_dot_segments_and_empty_path_parameters_are_refused(shop: Callable[[str], dict[str, Any]], segment: str) -> None:
+def test_dot_segments_and_empty_path_parameters_are_refused(
+    shop: Callable[[str], dict[str, Any]], segment: str
+) -> None:
     assert refusal(shop("get_note"), {"item_id": segment, "note_id": ".."}) == [
         ("$.item_id", "invalid-path-segment"),
         ("$.note_id", "invalid-path-segment"),
@@ -248,7 +252,9 @@ def test_whole_numbers_given_as_floats_are_sent_as_integers(shop: Callable[[str]
     assert request["url"] == "https://api.shop.test/v1/items?q=x&limit=10&min_price=3"
 
 
-def test_fixed_headers_and_header_arguments_are_sent_with_the_wire_name(shop: Callable[[str], dict[str, Any]]) -> None:
+def test_fixed_headers_and_header_arguments_are_sent_with_the_wire_name(
+    shop: Callable[[str], dict[str, Any]],
+) -> None:
     request = build_request(
         shop("create_item"),
         {"name": "Lamp", "price": 19.99, "tags": ["home"], "count": 2, "active": True, "request_tag": "t-1"},
@@ -272,7 +278,13 @@ def test_schema_form_splits_path_query_and_body_and_sends_null_for_a_nullable(
 ) -> None:
     request = build_request(
         shop("update_item"),
-        {"item_id": "i 1", "dry_run": True, "details": {"size": 2, "color": "red"}, "note": None, "label": None},
+        {
+            "item_id": "i 1",
+            "dry_run": True,
+            "details": {"size": 2, "color": "red"},
+            "note": None,
+            "label": None,
+        },
     )
     assert request == {
         "method": "PATCH",
@@ -300,7 +312,9 @@ def test_query_styles_deep_object_and_delimited_lists(shop: Callable[[str], dict
     )
 
 
-def test_form_encoding_nests_objects_in_brackets_as_stripe_reads_them(shop: Callable[[str], dict[str, Any]]) -> None:
+def test_form_encoding_nests_objects_in_brackets_as_stripe_reads_them(
+    shop: Callable[[str], dict[str, Any]],
+) -> None:
     request = build_request(
         shop("create_charge"),
         {
@@ -326,23 +340,27 @@ def test_form_encoding_nests_objects_in_brackets_as_stripe_reads_them(shop: Call
     }
 
 
-def test_form_encoding_sends_an_explicit_null_as_an_empty_value(shop: Callable[[str], dict[str, Any]]) -> None:
+def test_form_encoding_sends_an_explicit_null_as_an_empty_value(
+    shop: Callable[[str], dict[str, Any]],
+) -> None:
     request = build_request(shop("create_charge"), {"amount": 1, "currency": "eur", "description": None})
     assert request["body"] == "amount=1&currency=eur&description="
 
 
-def test_multipart_has_a_deterministic_boundary_and_one_part_per_field(shop: Callable[[str], dict[str, Any]]) -> None:
+def test_multipart_has_a_deterministic_boundary_and_one_part_per_field(
+    shop: Callable[[str], dict[str, Any]],
+) -> None:
     arguments = {"title": "Plan", "tags": ["a", "b"], "meta": {"k": 1}}
     request = build_request(shop("upload"), arguments)
     content_type = request["headers"]["Content-Type"]
     assert content_type.startswith("multipart/form-data; boundary=skillhouse-")
     boundary = content_type.split("boundary=")[1]
     assert request["body"] == (
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n"
+        f'--{boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n'
         '\r\n{"k":1}\r\n'
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\na\r\n"
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\nb\r\n"
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nPlan\r\n"
+        f'--{boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\na\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\nb\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nPlan\r\n'
         f"--{boundary}--\r\n"
     )
     assert build_request(shop("upload"), arguments) == request
@@ -387,7 +405,9 @@ def test_arguments_that_are_not_an_object_are_refused(hollowbrook: dict[str, Any
     assert refusal(operation_of(hollowbrook, "list_rooms"), ["min_guests", 2]) == [("$", "wrong-type")]
 
 
-def test_a_payload_with_duplicates_or_too_many_items_is_refused(shop: Callable[[str], dict[str, Any]]) -> None:
+def test_a_payload_with_duplicates_or_too_many_items_is_refused(
+    shop: Callable[[str], dict[str, Any]],
+) -> None:
     assert refusal(shop("replace_tags"), {"item_id": "i", "tags": ["a", "a", "b", "c"]}) == [
         ("$.tags", "too-many-items"),
         ("$.tags[1]", "duplicate-item"),

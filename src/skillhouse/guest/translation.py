@@ -50,9 +50,13 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
 
     Raises :class:`InvalidArguments` listing every violation; nothing partial is ever returned.
     """
-    violations = validate(operation["schema"], arguments)
-    if isinstance(arguments, dict):
-        violations += _path_violations(operation, arguments)
+    try:
+        violations = validate(operation["schema"], arguments)
+        if isinstance(arguments, dict):
+            violations += _path_violations(operation, arguments)
+        violations += _non_finite(arguments, "$")
+    except RecursionError:
+        violations = [Violation("$", "too-deep", "arguments nested less deeply")]
     if violations:
         raise InvalidArguments(violations)
     return translate(operation, arguments)
@@ -120,6 +124,17 @@ def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> li
                     )
                 )
     return out
+
+
+def _non_finite(value: Any, path: str) -> list[Violation]:
+    """NaN and infinities, which Python reads but JSON has no notation for."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [Violation(path, "not-a-json-number", "a finite number")]
+    if isinstance(value, list):
+        return [v for index, item in enumerate(value) for v in _non_finite(item, json_path(path, index))]
+    if isinstance(value, dict):
+        return [v for key, item in value.items() for v in _non_finite(item, json_path(path, str(key)))]
+    return []
 
 
 def _body_fields(
