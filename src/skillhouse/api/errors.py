@@ -59,6 +59,7 @@ def error_response(status: int, code: str, message: str, problems: list[dict[str
 
 def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     meanings = {
+        400: "The body could not be read.",
         401: "Bearer token missing, malformed, unknown or revoked.",
         404: "No such resource for this tenant.",
         409: "Conflicts with stored state (published content, a state transition).",

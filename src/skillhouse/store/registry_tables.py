@@ -12,7 +12,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from skillhouse.store.base import Base
@@ -25,13 +36,25 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """A timezone-aware UTC timestamp on every database (SQLite stores it without its zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=dt.UTC)
+        return value
+
+
 class TenantRow(Base):
     """A tenant: the owner of tokens, skills, specs and (for the gateway) credentials."""
 
     __tablename__ = "tenants"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class TokenRow(Base):
@@ -45,8 +68,8 @@ class TokenRow(Base):
     hint: Mapped[str] = mapped_column(String(16))
     """The first characters of the token, so a person can tell tokens apart in a listing."""
     label: Mapped[str] = mapped_column(String(200), default="")
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class SkillVersionRow(Base):
@@ -72,8 +95,8 @@ class SkillVersionRow(Base):
     spec: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
     """The check report: ``{"ok": bool, "errors": [{file, line, code, message}]}``."""
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class ReleaseRow(Base):
@@ -91,11 +114,11 @@ class ReleaseRow(Base):
     skill: Mapped[str] = mapped_column(String(64))
     version: Mapped[str] = mapped_column(String(64))
     digest: Mapped[str] = mapped_column(String(80))
-    document: Mapped[str] = mapped_column(Text)
+    document: Mapped[str] = mapped_column(Text, deferred=True)
     """RFC 8785 canonical JSON of the release document (its digest is over these bytes minus ``digest``)."""
-    files: Mapped[dict[str, str]] = mapped_column(JSON)
+    files: Mapped[dict[str, str]] = mapped_column(JSON, deferred=True)
     """The Agent Skills bundle: file path to text."""
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class ToolSpecRow(Base):
@@ -116,5 +139,5 @@ class ToolSpecRow(Base):
     integration_id: Mapped[str] = mapped_column(String(128), index=True)
     state: Mapped[str] = mapped_column(String(16))
     spec: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,0 +1,157 @@
+"""Typed request and response bodies of the native ``/v1`` skill and release routes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillhouse.api.errors import Problem
+from skillhouse.compiler.profiles import PROFILES
+from skillhouse.registry.releases import ReleaseView
+from skillhouse.registry.skills import VersionView
+
+Profile = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
+assert set(PROFILES) == set(Profile.__args__)  # type: ignore[attr-defined]
+SKILL_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+VERSION_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$"
+
+
+class FilesUpload(BaseModel):
+    """A skill package as a map of file paths (``SKILL.md``, ``create_booking.md``) to their text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: dict[str, str] = Field(description="File path to UTF-8 text; SKILL.md is required.")
+
+
+class CheckReport(BaseModel):
+    ok: bool = Field(description="True when the package compiles without a problem.")
+    errors: list[Problem] = Field(description="Every problem: FILE:LINE: CODE for files, path for spec fields.")
+
+
+class VersionOut(BaseModel):
+    """A skill version: its state and check report (and files when read one at a time)."""
+
+    skill: str
+    version: str
+    state: Literal["draft", "validated", "published", "deprecated"]
+    source: Literal["package", "spec"]
+    builtin: bool
+    content_digest: str
+    report: CheckReport
+    created_at: dt.datetime | None
+    updated_at: dt.datetime | None
+    files: dict[str, str] | None = None
+
+
+class VersionList(BaseModel):
+    data: list[VersionOut]
+
+
+class SkillOut(BaseModel):
+    name: str
+    builtin: bool
+    versions: list[VersionOut]
+
+
+class SkillList(BaseModel):
+    data: list[SkillOut]
+
+
+class Argument(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    name: str
+    in_: Literal["path", "query", "header", "body"] = Field(alias="in")
+    wire: str
+
+
+class OperationDocument(BaseModel):
+    """One operation of a release: everything the guest and the gateway need."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    tool_name: str
+    file: str
+    description: str
+    method: str
+    url: str = Field(description="URL template with {param} path segments.")
+    arguments: list[Argument]
+    schema_: dict[str, Any] = Field(alias="schema", description="The tool's parameters (expanded JSON Schema).")
+    encoding: str
+    headers: dict[str, str]
+    identity: list[str]
+    approval: dict[str, Any] | None
+
+
+class PlainDocument(BaseModel):
+    path: str
+    text: str
+
+
+class ReleaseDocument(BaseModel):
+    """The canonical release document (its ``digest`` is SHA-256 of RFC 8785 JSON without ``digest``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format: str
+    skill: str
+    version: str
+    description: str
+    instructions: str
+    operations: list[OperationDocument]
+    documents: list[PlainDocument]
+    compatibility: dict[str, Any]
+    digest: str
+
+
+class ReleaseSummary(BaseModel):
+    skill: str
+    version: str
+    digest: str
+    builtin: bool
+    published_at: dt.datetime | None
+
+
+class ReleaseOut(ReleaseSummary):
+    document: ReleaseDocument
+    files: dict[str, str] = Field(description="The Agent Skills bundle: file path to text.")
+
+
+class ReleaseList(BaseModel):
+    data: list[ReleaseSummary]
+
+
+class ToolsOut(BaseModel):
+    skill: str
+    version: str
+    profile: Profile | None = Field(description="None: the provider-neutral definitions.")
+    tools: list[dict[str, Any]] = Field(description="Tool definitions in the profile's wire format.")
+
+
+class CompatibilityOut(BaseModel):
+    skill: str
+    version: str
+    digest: str
+    report: dict[str, Any] = Field(description="Per profile and tool: ok, adapted (what changed) or refused (why).")
+
+
+def version_out(view: VersionView) -> VersionOut:
+    return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,  # type: ignore[arg-type]
+                      builtin=view.builtin, content_digest=view.content_digest,
+                      report=CheckReport.model_validate(view.report), created_at=view.created_at,
+                      updated_at=view.updated_at, files=view.files)
+
+
+def release_summary(view: ReleaseView) -> ReleaseSummary:
+    return ReleaseSummary(skill=view.skill, version=view.version, digest=view.digest, builtin=view.builtin,
+                          published_at=view.created_at)
+
+
+def release_out(view: ReleaseView) -> ReleaseOut:
+    return ReleaseOut(skill=view.skill, version=view.version, digest=view.digest, builtin=view.builtin,
+                      published_at=view.created_at, document=ReleaseDocument.model_validate(view.document),
+                      files=view.files)

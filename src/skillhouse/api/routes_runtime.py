@@ -1,0 +1,153 @@
+"""``/api/runtime``: the source registry contract (tool specs, skill specs, publish, releases, execute).
+
+Paths and payloads follow the source system; its gaps are closed: a tenant writes only its own
+rows, built-ins (``github.primary``, ``resend.primary`` and their skills) are merged into listings
+and shadowed per tenant, field rules are enforced with every problem at once (422), published
+content is immutable (409), and the bundle hash is canonical (RFC 8785, SHA-256).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Response
+from pydantic import BaseModel, Field
+
+from skillhouse.api.bodies import CheckReport
+from skillhouse.api.deps import SessionDep, TenantDep
+from skillhouse.api.errors import ApiError, error_responses
+from skillhouse.registry import skill_specs, tool_specs
+from skillhouse.registry.manifests import ExecuteRequest, resolve_manifest
+from skillhouse.registry.releases import ReleaseView, get_release
+from skillhouse.registry.specs import SkillSpec, SkillSpecUpsert, ToolSpec, ToolSpecUpsert
+
+router = APIRouter(prefix="/api/runtime", tags=["runtime"])
+
+State = Literal["draft", "validated", "published", "deprecated"]
+SkillId = Annotated[str, Path(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=64)]
+IntVersion = Annotated[int, Path(ge=1, le=2_147_483_647)]
+
+
+class ToolSpecRecord(BaseModel):
+    state: State
+    source: Literal["tenant", "builtin"]
+    tool_spec: ToolSpec
+    created_at: dt.datetime | None
+    updated_at: dt.datetime | None
+
+
+class ToolSpecList(BaseModel):
+    data: list[ToolSpecRecord]
+
+
+class SkillSpecRecord(BaseModel):
+    state: State
+    source: Literal["tenant", "builtin"]
+    skill_spec: SkillSpec
+    report: CheckReport
+    created_at: dt.datetime | None
+    updated_at: dt.datetime | None
+
+
+class SkillSpecList(BaseModel):
+    data: list[SkillSpecRecord]
+
+
+class SkillRelease(BaseModel):
+    """An immutable release: the Agent Skills bundle, its canonical hash, and its compatibility report."""
+
+    skill_id: str
+    version: str
+    bundle_hash: str = Field(description="sha256: over the RFC 8785 canonical JSON of the release document.")
+    bundle: dict[str, str] = Field(description="The Agent Skills directory: file path to text.")
+    compatibility: dict[str, Any]
+    document: dict[str, Any] = Field(description="The release document the hash covers.")
+    source: Literal["tenant", "builtin"]
+    published_at: dt.datetime | None
+
+
+class ResolvedManifestOut(BaseModel):
+    source: Literal["inline", "tenant", "builtin"]
+    tool_id: str | None
+    version: int | None
+    manifest: dict[str, Any]
+
+
+def _tool_record(view: tool_specs.ToolSpecView) -> ToolSpecRecord:
+    return ToolSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+                          tool_spec=view.spec, created_at=view.created_at, updated_at=view.updated_at)
+
+
+def _skill_record(view: skill_specs.SkillSpecView) -> SkillSpecRecord:
+    return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+                           skill_spec=view.spec, report=CheckReport.model_validate(view.report),
+                           created_at=view.created_at, updated_at=view.updated_at)
+
+
+def _release(view: ReleaseView) -> SkillRelease:
+    return SkillRelease(skill_id=view.skill, version=view.version, bundle_hash=view.digest, bundle=view.files,
+                        compatibility=view.document["compatibility"], document=view.document,
+                        source="builtin" if view.builtin else "tenant", published_at=view.created_at)
+
+
+@router.get("/skills/tool-specs", responses=error_responses())
+def list_tool_specs(tenant: TenantDep, session: SessionDep) -> ToolSpecList:
+    """The tenant's tool specs and the built-ins it does not shadow."""
+    return ToolSpecList(data=[_tool_record(v) for v in tool_specs.list_tool_specs(session, tenant.id)])
+
+
+@router.post("/skills/tool-specs", status_code=201,
+             responses={200: {"model": ToolSpecRecord, "description": "Updated."}, **error_responses(409)})
+def upsert_tool_spec(body: ToolSpecUpsert, tenant: TenantDep, session: SessionDep, response: Response) -> ToolSpecRecord:
+    """Create (201) or update (200) the tenant's tool spec ``(tool_id, version)``."""
+    view, created = tool_specs.upsert_tool_spec(session, tenant.id, body)
+    if not created:
+        response.status_code = 200
+    return _tool_record(view)
+
+
+@router.get("/skills/skill-specs", responses=error_responses())
+def list_skill_specs(tenant: TenantDep, session: SessionDep) -> SkillSpecList:
+    """The tenant's skill specs and the built-in skills it does not shadow."""
+    return SkillSpecList(data=[_skill_record(v) for v in skill_specs.list_skill_specs(session, tenant.id)])
+
+
+@router.post("/skills/skill-specs", status_code=201,
+             responses={200: {"model": SkillSpecRecord, "description": "Updated."}, **error_responses(409)})
+def upsert_skill_spec(body: SkillSpecUpsert, tenant: TenantDep, session: SessionDep, response: Response) -> SkillSpecRecord:
+    """Create (201) or update (200) a skill spec in ``draft`` or ``validated``; deprecate a published one."""
+    view, created = skill_specs.upsert_skill_spec(session, tenant.id, body)
+    if not created:
+        response.status_code = 200
+    return _skill_record(view)
+
+
+@router.post("/skills/skill-specs/{skill_id}/{version}/publish", status_code=201,
+             responses={200: {"model": SkillRelease, "description": "Already published: the same release."},
+                        **error_responses(404, 409)})
+def publish_skill_spec(skill_id: SkillId, version: IntVersion, tenant: TenantDep, session: SessionDep,
+                       response: Response) -> SkillRelease:
+    """Compile a validated skill spec into an immutable release (201); publishing again answers it (200)."""
+    release, created = skill_specs.publish_skill_spec(session, tenant.id, skill_id, version)
+    if not created:
+        response.status_code = 200
+    return _release(release)
+
+
+@router.get("/skills/releases/{skill_id}/{version}", responses=error_responses(404))
+def read_release(skill_id: SkillId, version: IntVersion, tenant: TenantDep, session: SessionDep) -> SkillRelease:
+    return _release(get_release(session, tenant.id, skill_id, str(version)))
+
+
+@router.post("/tools/execute", responses={**error_responses(501), 200: {"description": "Never yet: see 501."}})
+def execute_tool(body: ExecuteRequest, tenant: TenantDep, session: SessionDep) -> ResolvedManifestOut:
+    """Resolve the manifest (explicit ``manifest`` wins over ``manifest_ref``; its ``tool_pack`` must match).
+
+    Running the call is the gateway's work; until it is wired here the answer is 501 after a
+    successful resolution, and 422 with every problem otherwise.
+    """
+    resolved = resolve_manifest(session, tenant.id, body)
+    raise ApiError(501, "not-implemented",
+                   f"the manifest resolved to {resolved.manifest.integration_id} ({resolved.source}); running tool calls "
+                   "through the gateway is not wired into this route yet")
