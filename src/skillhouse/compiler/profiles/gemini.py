@@ -50,7 +50,8 @@ def gemini_parameters(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any] | N
     if not schema.get("properties"):
         return None
     out: dict[str, Any] = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path))
-    return out
+    # Every argument may have been left out; then the function takes none.
+    return out if out.get("properties") else None
 
 
 def _node(rw: Rewrite, node: Any, path: str) -> dict[str, Any]:
@@ -100,6 +101,8 @@ def _object(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -
     if not node.get("properties"):
         raise Unexpressible(path, "an object that lists no properties (Gemini needs them)")
     properties, required = rewrite_properties(rw, node, path, 0, lambda n, p, d: _node(rw, n, p))
+    if not properties and path != "/parameters":
+        raise Unexpressible(path, "an object whose properties Gemini cannot express")
     out["properties"] = properties
     if required:
         out["required"] = required

@@ -1,0 +1,224 @@
+"""Every profile's output passes that provider's published limits, on generated and hand-made schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.compiler.provider_limits import problems
+
+from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
+
+NAMES = st.sampled_from(
+    ["id", "name", "note", "include[]", "a.b", "x-y", "tags", "very_" + "long" * 20, "ünï"]
+)
+LEAF_TYPES = st.sampled_from(["string", "integer", "number", "boolean", "null"])
+
+
+def _leaf() -> st.SearchStrategy[dict[str, Any]]:
+    typed = st.builds(
+        lambda t, extra: {"type": t, **extra},
+        LEAF_TYPES,
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "format": st.sampled_from(["email", "date-time", "uuid", "int64", "byte", "uri"]),
+                "pattern": st.just("^[a-z]+$"),
+                "minLength": st.integers(0, 3),
+                "minimum": st.integers(-5, 5),
+                "exclusiveMaximum": st.integers(6, 9),
+                "default": st.just("x"),
+                "description": st.text(max_size=20),
+            },
+        ),
+    )
+    others = st.one_of(
+        st.builds(lambda v: {"const": v}, st.one_of(st.text(max_size=5), st.integers())),
+        st.builds(
+            lambda vs: {"enum": vs},
+            st.lists(st.one_of(st.text(max_size=5), st.integers(), st.none()), min_size=1, max_size=4),
+        ),
+        st.builds(lambda ts: {"type": ts}, st.lists(LEAF_TYPES, min_size=1, max_size=3, unique=True)),
+        st.just({}),
+        st.just({"type": "object"}),
+    )
+    return st.one_of(typed, others)
+
+
+def _containers(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    obj = st.builds(
+        lambda props, req, extra: {
+            "type": "object",
+            "properties": props,
+            "required": [n for n in props if req(n)],
+            **extra,
+        },
+        st.dictionaries(NAMES, children, max_size=4),
+        st.sampled_from([lambda n: True, lambda n: False, lambda n: len(n) % 2 == 0]),
+        st.fixed_dictionaries({}, optional={"additionalProperties": st.one_of(st.booleans(), children)}),
+    )
+    array = st.builds(
+        lambda items, extra: {"type": "array", **({"items": items} if items else {}), **extra},
+        st.one_of(st.none(), children),
+        st.fixed_dictionaries({}, optional={"uniqueItems": st.booleans()}),
+    )
+    union = st.builds(
+        lambda kw, bs: {kw: bs},
+        st.sampled_from(["anyOf", "oneOf", "allOf"]),
+        st.lists(children, min_size=1, max_size=3),
+    )
+    nullable = st.builds(lambda c: {**c, "nullable": True}, children)
+    return st.one_of(obj, array, union, nullable)
+
+
+SCHEMAS = st.recursive(_leaf(), _containers, max_leaves=12)
+ROOTS = st.builds(
+    lambda props, optional: {
+        "type": "object",
+        "properties": props,
+        "required": sorted(n for n in props if n not in optional),
+        "additionalProperties": False,
+    },
+    st.dictionaries(NAMES, SCHEMAS, max_size=5),
+    st.sets(NAMES),
+)
+
+
+def _tool(
+    schema: dict[str, Any], description: str = "Does a thing.", name: str = "shop_do_thing"
+) -> dict[str, Any]:
+    return {"name": name, "description": description, "parameters": schema}
+
+
+def _assert_fits(tool: dict[str, Any]) -> None:
+    for profile in PROFILES:
+        adaptation = adapt(tool, profile)
+        entry = adaptation.report()
+        if entry["status"] == "refused":
+            assert entry["reason"]
+            assert adaptation.tool is None
+            continue
+        if entry["status"] == "adapted":
+            assert all(c["path"].startswith("/") and c["change"] for c in entry["changes"])
+        for shape in ("chat", "responses") if profile.startswith("openai") else ("chat",):
+            listing = provider_tools([tool], profile, shape=shape)
+            assert problems(profile, listing) == [], (profile, shape, listing)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ROOTS, st.text(max_size=1500), st.sampled_from(["shop_do_thing", "9lives", "a" * 70, "dots.in.name"]))
+def test_every_profile_fits_its_provider_limits_on_generated_schemas(
+    schema: dict[str, Any], description: str, name: str
+) -> None:
+    _assert_fits(_tool(schema, description, name))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ROOTS)
+def test_adapting_is_deterministic(schema: dict[str, Any]) -> None:
+    tool = _tool(schema)
+    for profile in PROFILES:
+        assert adapt(tool, profile) == adapt(tool, profile)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ROOTS)
+def test_a_tool_is_ok_only_when_its_wire_schema_is_the_declared_one(schema: dict[str, Any]) -> None:
+    tool = _tool(schema)
+    for profile in ("anthropic", "bedrock", "mcp", "openai"):
+        adaptation = adapt(tool, profile)
+        if adaptation.status == "ok":
+            wire = adaptation.tool
+            assert wire is not None
+            assert _wire_schema(profile, wire) == schema
+
+
+def _wire_schema(profile: str, wire: dict[str, Any]) -> Any:
+    if profile == "anthropic":
+        return wire["input_schema"]
+    if profile == "mcp":
+        return wire["inputSchema"]
+    if profile == "bedrock":
+        return wire["toolSpec"]["inputSchema"]["json"]
+    return wire["function"]["parameters"]
+
+
+HARD = [
+    {
+        "type": "object",
+        "properties": {
+            "deep": {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "type": "object",
+                        "properties": {
+                            "b": {
+                                "type": "object",
+                                "properties": {
+                                    "c": {
+                                        "type": "object",
+                                        "properties": {
+                                            "d": {
+                                                "type": "object",
+                                                "properties": {
+                                                    "e": {
+                                                        "type": "object",
+                                                        "properties": {
+                                                            "f": {
+                                                                "type": "object",
+                                                                "properties": {
+                                                                    "g": {
+                                                                        "type": "object",
+                                                                        "properties": {
+                                                                            "h": {
+                                                                                "type": "object",
+                                                                                "properties": {
+                                                                                    "i": {
+                                                                                        "type": "object",
+                                                                                        "properties": {
+                                                                                            "j": {
+                                                                                                "type": "string"
+                                                                                            }
+                                                                                        },
+                                                                                    }
+                                                                                },
+                                                                            }
+                                                                        },
+                                                                    }
+                                                                },
+                                                            }
+                                                        },
+                                                    }
+                                                },
+                                            }
+                                        },
+                                    }
+                                },
+                            }
+                        },
+                    }
+                },
+            }
+        },
+        "required": [],
+    },
+    {
+        "type": "object",
+        "properties": {"big": {"type": "string", "enum": [f"v{i}" for i in range(1200)]}},
+        "required": ["big"],
+    },
+    {
+        "type": "object",
+        "properties": {"meta": {"type": "object", "additionalProperties": {"type": "string"}}},
+        "required": ["meta"],
+    },
+    {"type": "object", "properties": {}, "additionalProperties": False},
+]
+
+
+@pytest.mark.parametrize("schema", HARD)
+def test_every_profile_fits_its_provider_limits_on_hand_made_edge_schemas(schema: dict[str, Any]) -> None:
+    _assert_fits(_tool(schema, "x" * 3000))
