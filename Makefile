@@ -25,6 +25,7 @@ demo: $(STAMP)
 	$(BIN)/python -m skillhouse.demo
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python bench/run.py
 
 fuzz: $(STAMP)

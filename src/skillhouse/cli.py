@@ -159,6 +159,82 @@ def translate(
         raise typer.Exit(1)
 
 
+@app.command("import-openapi")
+def import_openapi_command(
+    spec: Annotated[Path, typer.Argument(help="An OpenAPI 3.x or Swagger 2.0 spec, JSON or YAML.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the skill in (its name is the skill's).")],
+    name: Annotated[str | None, typer.Option("--name", help="Skill name (default: from the spec's title).")] = None,
+    include: Annotated[list[str] | None, typer.Option("--include", help="Only operations matching (glob on name, operationId, 'METHOD /path', tag:T).")] = None,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Leave out operations matching (same patterns).")] = None,
+    server: Annotated[str | None, typer.Option("--server", help="Base URL instead of the spec's servers.")] = None,
+    report_file: Annotated[Path | None, typer.Option("--report", help="Also write the full report as JSON here.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List written operations too.")] = False,
+) -> None:
+    """Write a skill package from an OpenAPI spec; report each operation written, adapted or skipped."""
+    from rich.progress import Progress
+
+    from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
+
+    try:
+        document = load_spec(spec)
+        with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
+            task = bar.add_task("importing operations", total=None)
+            result = import_openapi(
+                document,
+                name=name or (out_dir.name if out_dir.name and out_dir.name == out_dir.name.lower() else None),
+                include=include or (),
+                exclude=exclude or (),
+                server=server,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    except SpecError as exc:
+        print(f"{spec}: cannot import: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    target = out_dir if out_dir.name == result.name else out_dir / result.name
+    write_skill(result, target)
+    result.report.spec = str(spec)
+    for line in result.report.lines(verbose):
+        print(line, file=sys.stderr)
+    if report_file is not None:
+        report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
+    err.print(f"wrote {target} ({state})")
+
+
+@app.command("export")
+def export_command(
+    path: Annotated[Path, typer.Argument(help="A skill package directory or a release JSON file.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory for the Agent Skills bundle.")],
+) -> None:
+    """Export a skill as an Agent Skills bundle with a generated "The call" reference per operation."""
+    from skillhouse.export import export_release, write_bundle
+
+    if path.is_file():
+        try:
+            document = json.loads(path.read_bytes())
+        except (ValueError, RecursionError) as exc:
+            print(f"{path}: not a release JSON document: {exc}", file=sys.stderr)
+            raise typer.Exit(1) from None
+        if not isinstance(document, dict) or "skill" not in document or "operations" not in document:
+            print(f"{path}: not a release document (no 'skill' and 'operations')", file=sys.stderr)
+            raise typer.Exit(1)
+    else:
+        document = _compiled_or_exit(path).document
+    target = out_dir if out_dir.name == document["skill"] else out_dir / str(document["skill"])
+    files = export_release(document)
+    write_bundle(files, target)
+    err.print(f"wrote {target} ({len(files)} files)")
+
+
+def _add_registry_commands() -> None:
+    from skillhouse.cli_registry import add_registry_commands
+
+    add_registry_commands(app)
+
+
+_add_registry_commands()
+
+
 def main() -> None:
     app()
 

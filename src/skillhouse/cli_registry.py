@@ -1,0 +1,129 @@
+"""The registry's commands: ``skillhouse serve``, ``skillhouse publish`` and ``skillhouse tokens``.
+
+Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
+them to the main Typer app.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from skillhouse.compiler import compile_dir
+from skillhouse.registry.errors import RegistryError
+from skillhouse.registry.tokens import create_token, list_tokens, revoke_token
+from skillhouse.settings import Settings
+from skillhouse.store import open_database
+
+tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    print(message, file=sys.stderr)
+    raise typer.Exit(code)
+
+
+@tokens_app.command("create")
+def tokens_create(
+    tenant: Annotated[str, typer.Option("--tenant", help="The tenant the token acts for (created if new).")],
+    label: Annotated[str, typer.Option("--label", help="What the token is for.")] = "",
+) -> None:
+    """Create a token and print it once (only its hash is stored)."""
+    database = open_database(Settings.from_env().database_url)
+    try:
+        with database.transaction() as session:
+            secret, info = create_token(session, tenant, label)
+    except RegistryError as exc:
+        _fail(f"error: {exc.code}: {exc.message}", 2)
+    print(secret)
+    print(f"token {info.id} for tenant {info.tenant}; it is shown only now", file=sys.stderr)
+
+
+@tokens_app.command("list")
+def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
+    """List tokens (id, tenant, hint, state); never their secrets."""
+    database = open_database(Settings.from_env().database_url)
+    with database.transaction() as session:
+        infos = list_tokens(session, tenant)
+    for info in infos:
+        state = f"revoked {info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "active"
+        print(f"{info.id}\t{info.tenant}\t{info.hint}…\t{state}\t{info.label}")
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
+    """Revoke a token: requests with it are refused from now on."""
+    database = open_database(Settings.from_env().database_url)
+    try:
+        with database.transaction() as session:
+            info = revoke_token(session, token_id)
+    except RegistryError as exc:
+        _fail(f"error: {exc.code}: {exc.message}")
+    print(f"revoked token {info.id} of tenant {info.tenant}", file=sys.stderr)
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8000,
+) -> None:
+    """Run the API (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
+    import uvicorn
+
+    from skillhouse.api import create_app
+
+    uvicorn.run(create_app(Settings.from_env()), host=host, port=port, log_level="info")
+
+
+def publish(
+    path: Annotated[Path, typer.Argument(help="A skill package directory.")],
+    server: Annotated[str, typer.Option("--server", help="The registry's base URL.")] = "http://127.0.0.1:8000",
+    version: Annotated[str | None, typer.Option("--version", help="Version (default: SKILL.md metadata.version).")] = None,
+) -> None:
+    """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
+    token = os.environ.get("SKILLHOUSE_TOKEN", "")
+    if not token:
+        _fail("error: set SKILLHOUSE_TOKEN to an API token (skillhouse tokens create --tenant T)", 2)
+    compiled, errors = compile_dir(path, version)
+    if compiled is None:
+        for error in errors:
+            print(str(error), file=sys.stderr)
+        raise typer.Exit(1)
+    name, chosen = str(compiled.document["skill"]), str(compiled.document["version"])
+    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(path.iterdir())
+             if p.is_file() and (p.suffix == ".md" or p.name == "types.json")}
+    base = f"{server.rstrip('/')}/v1/skills/{name}/versions/{chosen}"
+    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=120) as client:
+        try:
+            stored = _call(client.put(base, json={"files": files}))
+            if stored["state"] == "draft":  # identical content already published is left as it is
+                _call(client.post(f"{base}/validate"))
+            release = _call(client.post(f"{base}/publish"))
+        except httpx.HTTPError as exc:
+            _fail(f"error: cannot reach {server}: {exc}")
+    print(f"published {name} {chosen} {release['digest']}")
+
+
+def _call(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body: dict[str, Any] = response.json()
+    except ValueError:
+        body = {}
+    if response.status_code >= 400:
+        error = body.get("error", {})
+        lines = [f"error: {response.status_code} {error.get('code', '')}: {error.get('message', response.text)}"]
+        for p in error.get("problems", []):
+            where = f"{p['file']}:{p.get('line', 1)}" if p.get("file") else p.get("path", "")
+            lines.append(f"{where}: {p['code']}: {p['message']}")
+        _fail("\n".join(lines))
+    return body
+
+
+def add_registry_commands(app: typer.Typer) -> None:
+    app.add_typer(tokens_app, name="tokens")
+    app.command()(serve)
+    app.command()(publish)

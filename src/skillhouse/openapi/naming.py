@@ -1,0 +1,68 @@
+"""Names the wizard gives: operation files and arguments, each one a provider accepts.
+
+Operation names come from ``operationId`` or, where it is missing, from method and path; they are
+sanitized, capped at 64 characters and deduplicated deterministically (spec order, case-insensitively,
+since files on some systems are). Argument names keep the wire name where providers accept it and
+otherwise get a readable stand-in (``include[]`` -> ``include``, ``StartTime<`` -> ``StartTime_lt``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillhouse.compiler.naming import cap
+
+ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SYMBOLS = {"<": "_lt", ">": "_gt", "=": "_eq", "!": "_not", "+": "_plus", "*": "_any", "@": "_at", "$": "_"}
+_RUN = re.compile(r"[^A-Za-z0-9_-]+")
+RESERVED_STEMS = frozenset({"skill"})
+
+
+def _clean(text: str) -> str:
+    text = text.replace("[]", "")
+    for symbol, word in _SYMBOLS.items():
+        text = text.replace(symbol, word)
+    return re.sub(r"_{2,}", "_", _RUN.sub("_", text)).strip("_")
+
+
+def operation_stem(operation_id: object, method: str, path: str) -> str:
+    """The file stem for an operation, before deduplication."""
+    if isinstance(operation_id, str) and _clean(operation_id):
+        stem = _clean(operation_id)
+    else:
+        stem = _clean(f"{method.lower()}_{path}") or method.lower()
+    if stem.lower() in RESERVED_STEMS:
+        stem = f"{stem}_operation"
+    return cap(stem)
+
+
+class StemRegistry:
+    """Hands out unique stems in the order asked: the first keeps its name, later ones get ``_2``, ``_3``."""
+
+    def __init__(self) -> None:
+        self._taken: set[str] = set()
+
+    def claim(self, stem: str) -> str:
+        candidate, n = stem, 2
+        while candidate.lower() in self._taken:
+            suffix = f"_{n}"
+            candidate, n = cap(stem, 64 - len(suffix)) + suffix, n + 1
+        self._taken.add(candidate.lower())
+        return candidate
+
+
+def argument_name(wire: str) -> str:
+    """An argument name providers accept for wire name ``wire``."""
+    if ARGUMENT_NAME.match(wire):
+        return wire
+    return cap(_clean(wire) or "value")
+
+
+def unique_argument(name: str, location: str, taken: set[str]) -> str:
+    """``name``, or ``name_<location>`` (then numbered) when another argument already has it."""
+    if name not in taken:
+        return name
+    candidate, n = cap(f"{name}_{location}"), 2
+    while candidate in taken:
+        candidate, n = cap(f"{name}_{location}_{n}"), n + 1
+    return candidate

@@ -1,0 +1,152 @@
+"""One OpenAPI operation to one operation block in schema form.
+
+The block's arguments are every path, query and header parameter and every body field, each under
+a name providers accept; where that name differs from the wire name, or two locations share a name,
+``names`` maps it back. Query serialization goes in ``style``, the body's media type in ``encoding``,
+a body that is not an object with fields becomes one ``payload`` argument, and a required header
+with a single allowed value becomes a fixed header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillhouse.openapi.naming import argument_name, unique_argument
+from skillhouse.openapi.parameters import Body, Field, Skip, parameter_field, read_body, read_parameters
+from skillhouse.openapi.schemas import SchemaConverter
+
+NO_BODY = ("GET", "HEAD")
+_TEMPLATE = re.compile(r"\{([^{}]*)\}")
+
+
+@dataclass
+class BuiltOperation:
+    """An operation block ready to be written (its schema may still refer to ``#/types``)."""
+
+    method: str
+    url: str
+    schema: dict[str, Any]
+    query: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    style: dict[str, str] = field(default_factory=dict)
+    encoding: str = "json"
+    payload: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def block(self) -> dict[str, Any]:
+        """The ``operation`` mapping without its schema, in the order a person reads it."""
+        out: dict[str, Any] = {"method": self.method, "url": self.url}
+        for key in ("query", "header", "headers", "names", "style"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        if self.encoding != "json":
+            out["encoding"] = self.encoding
+        if self.payload is not None:
+            out["payload"] = self.payload
+        return out
+
+
+def build_operation(
+    conv: SchemaConverter,
+    method: str,
+    path: str,
+    op: dict[str, Any],
+    path_item: dict[str, Any],
+    base_url: str,
+    consumes: list[Any],
+    doc: str = "",
+) -> BuiltOperation:
+    """Build the block for ``method path``; raises :class:`Skip` with the reason when it cannot be."""
+    notes: list[str] = []
+    swagger = conv.spec.version == "2.0"
+    template = path.split("#", 1)[0]
+    if template != path:
+        notes.append(f"fragment {path[len(template):]!r} dropped from the path")
+    params = read_parameters(conv, path_item, op, doc, notes)
+    fields: list[Field] = []
+    for param in params:
+        built = parameter_field(conv, param, swagger, doc, notes)
+        if built is not None:
+            fields.append(built)
+    body: Body | None = read_body(conv, op, params, swagger, doc, consumes, notes)
+    if body is not None and method in NO_BODY:
+        if body.required:
+            raise Skip(f"{method} with a required request body cannot be sent (HTTP gives {method} no body)")
+        notes.append(f"optional request body of a {method} left out (HTTP gives {method} no body)")
+        body = None
+
+    in_template = [m.group(1) for m in _TEMPLATE.finditer(template)]
+    declared = {f.wire for f in fields if f.location == "path"}
+    for name in in_template:
+        if name not in declared:
+            fields.append(Field(name, "path", {"type": "string"}, True))
+    kept = []
+    for item in fields:
+        if item.location == "path" and item.wire not in in_template:
+            notes.append(f"path parameter {item.wire!r} is not in the path; dropped")
+        else:
+            kept.append(item)
+    order = {"path": 0, "query": 1, "header": 2}
+    kept.sort(key=lambda f: (order[f.location], in_template.index(f.wire) if f.location == "path" else 0))
+    return _assemble(method, base_url + template, kept, body, notes)
+
+
+def _assemble(method: str, url: str, fields: list[Field], body: Body | None, notes: list[str]) -> BuiltOperation:
+    built = BuiltOperation(method=method, url=url, schema={}, notes=notes)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    taken: set[str] = set()
+    body_fields = body.fields if body is not None else []
+    for item in [*fields, *body_fields]:
+        fixed = _single_value(item)
+        if item.location == "header" and item.required and fixed is not None:
+            built.headers[item.wire] = fixed
+            notes.append(f"header {item.wire!r} fixed to its only allowed value")
+            continue
+        name = unique_argument(argument_name(item.wire), item.location, taken)
+        taken.add(name)
+        if item.location == "path":
+            if name != item.wire:
+                built.url = built.url.replace("{" + item.wire + "}", "{" + name + "}")
+                notes.append(f"path parameter {item.wire!r} is called {name!r}")
+        elif name != item.wire:
+            built.names[name] = item.wire
+            notes.append(f"{item.location} {item.wire!r} is offered as {name!r}")
+        if item.location == "query":
+            built.query.append(name)
+            if item.style is not None:
+                built.style[name] = item.style
+        elif item.location == "header":
+            built.header.append(name)
+        properties[name] = item.schema
+        if item.required:
+            required.append(name)
+    if body is not None:
+        built.encoding = body.encoding
+        if body.payload is not None:
+            name = unique_argument("body", "body", taken)
+            built.payload = name
+            properties[name] = body.payload
+            if body.required:
+                required.append(name)
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    built.schema = schema
+    return built
+
+
+def _single_value(item: Field) -> str | None:
+    schema = item.schema if isinstance(item.schema, dict) else {}
+    if "const" in schema and isinstance(schema["const"], str):
+        return str(schema["const"])
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str):
+        return enum[0]
+    return None

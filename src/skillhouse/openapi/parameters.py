@@ -1,0 +1,214 @@
+"""An operation's parameters and request body, read into one list of located fields.
+
+OpenAPI spreads what a call sends over path, query, header and cookie parameters (path-level ones
+overridden by the operation's own) and a request body in one of several media types; Swagger 2.0
+puts the body and form fields among the parameters. This module reads both into :class:`Field`s
+and a :class:`Body`, noting every adaptation; it raises :class:`Skip` when the operation cannot be
+offered at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillhouse.openapi.schemas import SchemaConverter
+
+# Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
+RESERVED_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "content-type", "content-length", "host", "accept"}
+)
+_SWAGGER_META = frozenset({"name", "in", "required", "description", "collectionFormat", "allowEmptyValue", "x-example"})
+_COLLECTION_STYLES = {"csv": "comma", "ssv": "spaceDelimited", "pipes": "pipeDelimited", "tsv": "comma", "multi": None}
+JSON_TYPES = ("application/json",)
+
+
+class Skip(Exception):
+    """The operation cannot become a tool; the message says why."""
+
+
+@dataclass
+class Field:
+    """One value a call sends: where, under which wire name, and its schema."""
+
+    wire: str
+    location: str
+    """``path``, ``query``, ``header`` or ``body``."""
+    schema: Any
+    required: bool
+    style: str | None = None
+
+
+@dataclass
+class Body:
+    """The request body: an object's fields, or one value sent whole (``payload``)."""
+
+    encoding: str
+    fields: list[Field] = field(default_factory=list)
+    payload: Any = None
+    """The schema of a body that is not an object with properties."""
+    required: bool = False
+
+
+def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], doc: str, notes: list[str]) -> list[dict[str, Any]]:
+    """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in)."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for source in (path_item.get("parameters"), op.get("parameters")):
+        if source is None:
+            continue
+        if not isinstance(source, list):
+            notes.append("'parameters' is not a list; ignored")
+            continue
+        for raw in source:
+            param, _ = conv.spec.deref(raw, doc)
+            if not isinstance(param, dict) or not isinstance(param.get("name"), str) or not isinstance(param.get("in"), str):
+                notes.append("a parameter without a name or location was ignored")
+                continue
+            merged[(param["name"], param["in"])] = param
+    return list(merged.values())
+
+
+def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool, doc: str, notes: list[str]) -> Field | None:
+    """The field for a path, query or header parameter; ``None`` (noted) for what cannot be sent."""
+    name, where = param["name"], param["in"]
+    if where == "cookie":
+        notes.append(f"cookie parameter {name!r} dropped (cookies are not sent)")
+        return None
+    if where == "header" and name.lower() in RESERVED_HEADERS:
+        notes.append(f"header {name!r} dropped (credentials and framing are set by the gateway)")
+        return None
+    if where not in ("path", "query", "header"):
+        return None
+    if swagger:
+        schema = conv.convert({k: v for k, v in param.items() if k not in _SWAGGER_META}, doc)
+    elif "schema" in param:
+        schema = conv.convert(param["schema"], doc)
+    elif isinstance(param.get("content"), dict) and param["content"]:
+        media = next(iter(param["content"].values()))
+        schema = conv.convert(media.get("schema", {}) if isinstance(media, dict) else {}, doc)
+    else:
+        schema = {"type": "string"}
+    schema = _described(schema, param.get("description"))
+    required = where == "path" or param.get("required") is True
+    style = _query_style(conv, param, schema, swagger, notes) if where == "query" else None
+    if where == "path":
+        kind = conv.type_of(schema)
+        if isinstance(kind, dict) and kind.get("type") in ("object", "array"):
+            notes.append(f"path parameter {name!r} is a {kind['type']}; taken as a string the caller serializes")
+            schema = _described({"type": "string"}, param.get("description"))
+        elif param.get("style") in ("label", "matrix"):
+            notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the prefix")
+    return Field(name, where, schema, required, style)
+
+
+def _query_style(conv: SchemaConverter, param: dict[str, Any], schema: Any, swagger: bool, notes: list[str]) -> str | None:
+    kind = conv.type_of(schema)
+    kind = kind.get("type") if isinstance(kind, dict) else None
+    if swagger:
+        if kind != "array":
+            return None
+        fmt = param.get("collectionFormat", "csv")
+        return _COLLECTION_STYLES.get(fmt, "comma") if isinstance(fmt, str) else "comma"
+    style = param.get("style", "form")
+    explode = param.get("explode", style == "form")
+    if style == "deepObject":
+        return "deepObject"
+    if style in ("pipeDelimited", "spaceDelimited") and kind == "array":
+        return str(style)
+    if style == "form" and explode is False and kind in ("array", "object"):
+        return "comma"
+    if kind == "object" and style == "form":
+        notes.append(f"query object {param['name']!r} (form, exploded) is sent as one parameter per property by the guest")
+    return None
+
+
+def _described(schema: Any, description: Any) -> Any:
+    if not isinstance(description, str) or not description or not isinstance(schema, dict) or "description" in schema:
+        return schema
+    return {**schema, "description": description}
+
+
+def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[dict[str, Any]], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+    """The operation's request body, or ``None`` when it sends none."""
+    if swagger:
+        return _swagger_body(conv, params, doc, consumes, notes)
+    raw = op.get("requestBody")
+    if raw is None:
+        return None
+    body, body_doc = conv.spec.deref(raw, doc)
+    if not isinstance(body, dict):
+        return None
+    required = body.get("required") is True
+    content = body.get("content")
+    if not isinstance(content, dict) or not content:
+        return None
+    media_types = {str(k).split(";")[0].strip().lower(): v for k, v in content.items()}
+    chosen = _choose(media_types)
+    if chosen is None:
+        listed = ", ".join(sorted(media_types))[:120]
+        if required:
+            raise Skip(f"the request body is only offered as {listed}, which is not supported yet")
+        notes.append(f"optional request body ({listed}) left out: not supported yet")
+        return None
+    encoding, media = chosen
+    schema = conv.convert(media.get("schema", {}) if isinstance(media, dict) else {}, body_doc)
+    return _split_body(conv, schema, encoding, required, notes)
+
+
+def _choose(media_types: dict[str, Any]) -> tuple[str, Any] | None:
+    for test, encoding in (
+        (lambda m: m == "application/json" or m.endswith("+json"), "json"),
+        (lambda m: m == "application/x-www-form-urlencoded", "form"),
+        (lambda m: m.startswith("multipart/"), "multipart"),
+        (lambda m: m in ("*/*", "application/*", "text/json"), "json"),
+    ):
+        for media_type, media in media_types.items():
+            if test(media_type):
+                return encoding, media if isinstance(media, dict) else {}
+    return None
+
+
+def _split_body(conv: SchemaConverter, schema: Any, encoding: str, required: bool, notes: list[str]) -> Body:
+    view = conv.type_of(schema)
+    properties = view.get("properties") if isinstance(view, dict) else None
+    if isinstance(properties, dict) and properties and view.get("type", "object") == "object" and not any(
+        k in view for k in ("oneOf", "anyOf")
+    ):
+        wanted = set(view.get("required", []))
+        fields = [Field(name, "body", sub, name in wanted) for name, sub in properties.items()]
+        if view.get("additionalProperties") not in (None, False):
+            notes.append("body properties beyond the listed ones are not offered")
+        if encoding == "multipart":
+            _files_as_text(conv, fields, notes)
+        return Body(encoding, fields, None, required)
+    if encoding != "json":
+        notes.append(f"{encoding} body has no listed fields; sent as one value")
+    return Body(encoding, [], schema, required)
+
+
+def _files_as_text(conv: SchemaConverter, fields: list[Field], notes: list[str]) -> None:
+    for item in fields:
+        kind = conv.type_of(item.schema)
+        if isinstance(kind, dict) and kind.get("format") == "binary":
+            notes.append(f"file part {item.wire!r} is sent as text content (binary file upload is not supported yet)")
+        elif isinstance(kind, dict) and kind.get("type") == "array" and isinstance(kind.get("items"), dict) and kind["items"].get("format") == "binary":
+            notes.append(f"file parts {item.wire!r} are sent as text content (binary file upload is not supported yet)")
+
+
+def _swagger_body(conv: SchemaConverter, params: list[dict[str, Any]], doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+    for param in params:
+        if param["in"] == "body":
+            schema = conv.convert(param.get("schema", {}), doc)
+            return _split_body(conv, schema, "json", param.get("required") is True, notes)
+    form = [p for p in params if p["in"] == "formData"]
+    if not form:
+        return None
+    multipart = any(p.get("type") == "file" for p in form) or any(str(c).startswith("multipart/") for c in consumes)
+    encoding = "multipart" if multipart else "form"
+    fields = []
+    for param in form:
+        schema = conv.convert({k: v for k, v in param.items() if k not in _SWAGGER_META}, doc)
+        fields.append(Field(param["name"], "body", _described(schema, param.get("description")), param.get("required") is True))
+    if multipart:
+        _files_as_text(conv, fields, notes)
+    return Body(encoding, fields, None, any(f.required for f in fields))

@@ -1,0 +1,88 @@
+"""The text of the files the wizard writes: SKILL.md, one operation file each, ``types.json``.
+
+The operation block is YAML; its schema is a block of JSON (ASCII only, so no character YAML
+refuses can reach the parser). Prose comes from the operation's summary and description.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from skillhouse.openapi.operations import BuiltOperation
+
+_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+MAX_DESCRIPTION = 1024
+
+
+def clean_text(value: Any) -> str:
+    """``value`` as text that encodes as UTF-8 (lone surrogates replaced) without NUL characters."""
+    text = value if isinstance(value, str) else ""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+
+
+def skill_name(title: str) -> str:
+    """A skill name from the spec's title: lowercase letters, digits and single hyphens, at most 64."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:64].strip("-")
+    return slug or "api"
+
+
+def operation_file(built: BuiltOperation, summary: Any, description: Any, deprecated: bool) -> str:
+    """An operation file: frontmatter with the block and its JSON schema, then the prose."""
+    block = _dump({"operation": built.block()})
+    schema = json.dumps(built.schema, indent=1, ensure_ascii=True)
+    schema_lines = "\n".join("    " + line for line in schema.splitlines())
+    prose = _prose(clean_text(summary).strip(), clean_text(description).strip(), built)
+    if deprecated:
+        prose += "\n\nDeprecated by the API provider."
+    return f"---\n{block}  schema: |-\n{schema_lines}\n---\n{prose}\n"
+
+
+def _prose(summary: str, description: str, built: BuiltOperation) -> str:
+    first = " ".join(summary.split())
+    if not first and not description:
+        return f"{built.method} {built.url}"
+    if not first:
+        return description
+    if not description or description.startswith(first):
+        return description or first
+    return f"{first}\n\n{description}"
+
+
+def manifest_file(name: str, info: dict[str, Any], base_urls: list[str], security: list[str], listing: list[tuple[str, str]]) -> str:
+    """SKILL.md: Agent Skills frontmatter and instructions drawn from the spec's ``info``."""
+    title = " ".join(clean_text(info.get("title")).split()) or name
+    about = clean_text(info.get("description")).strip()
+    first = next((p for p in re.split(r"\n\s*\n", about) if p.strip()), "")
+    description = " ".join(first.split()) or f"Call the {title} API: {len(listing)} operations."
+    if not description.lower().startswith(title.lower()):
+        description = f"{title}: {description}"
+    if len(description) > MAX_DESCRIPTION:
+        description = description[: MAX_DESCRIPTION - 3].rstrip() + "..."
+    metadata = {"source": "openapi"}
+    version = info.get("version")
+    if isinstance(version, str | int | float) and not isinstance(version, bool):
+        metadata["version"] = clean_text(str(version))[:64]
+    front = _dump({"name": name, "description": description, "metadata": metadata})
+    parts = [f"# {title}", about] if about else [f"# {title}"]
+    if base_urls:
+        parts.append("Requests go to " + ", ".join(f"`{u}`" for u in base_urls) + ".")
+    if security:
+        parts.append(
+            "The API authenticates with " + ", ".join(security) + ". Credentials are bound to the host in the "
+            "gateway; never ask for them or put them in arguments."
+        )
+    if listing:
+        parts.append("## Operations\n\n" + "\n".join(f"- `{stem}`: {summary}" if summary else f"- `{stem}`" for stem, summary in listing))
+    return f"---\n{front}---\n" + "\n\n".join(parts) + "\n"
+
+
+def types_file(types: dict[str, Any]) -> str:
+    return json.dumps(types, indent=1, ensure_ascii=True, sort_keys=True) + "\n"
+
+
+def _dump(data: dict[str, Any]) -> str:
+    return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000))

@@ -1,0 +1,82 @@
+"""The import report: what became of each operation, and the totals.
+
+Every operation is ``written`` (as the spec says), ``adapted`` (written, with what was changed and
+why) or ``skipped`` (with the reason). The report is data; the CLI decides how to show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["written", "adapted", "skipped"]
+
+
+@dataclass(frozen=True)
+class OperationOutcome:
+    """One operation of the spec and what the wizard did with it."""
+
+    name: str
+    """The operation file's stem (the name the skill lists it under)."""
+    method: str
+    path: str
+    status: Status
+    notes: tuple[str, ...] = ()
+    """For ``adapted``: each change; for ``skipped``: the reason."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
+
+
+@dataclass
+class ImportReport:
+    """Everything an import did, in spec order."""
+
+    spec: str
+    skill: str
+    outcomes: list[OperationOutcome] = field(default_factory=list)
+    security: list[str] = field(default_factory=list)
+    """The spec's security schemes: reported for the gateway's credential binding, never written."""
+    filtered: int = 0
+    """Operations left out by ``--include``/``--exclude``."""
+
+    def totals(self) -> dict[str, int]:
+        counts = {"operations": len(self.outcomes), "written": 0, "adapted": 0, "skipped": 0}
+        for outcome in self.outcomes:
+            counts[outcome.status] += 1
+        return counts
+
+    def coverage(self) -> float:
+        """Share of operations that became tools (1.0 for a spec with none)."""
+        totals = self.totals()
+        return 1.0 if not totals["operations"] else (totals["written"] + totals["adapted"]) / totals["operations"]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec,
+            "skill": self.skill,
+            "totals": self.totals(),
+            "filtered": self.filtered,
+            "security": self.security,
+            "operations": [o.as_dict() for o in self.outcomes],
+        }
+
+    def lines(self, verbose: bool = False) -> list[str]:
+        """Human-readable lines: adapted and skipped operations (all with ``verbose``), then totals."""
+        out: list[str] = []
+        for outcome in self.outcomes:
+            if outcome.status == "written" and not verbose:
+                continue
+            out.append(f"{outcome.status:8} {outcome.name} ({outcome.method} {outcome.path})")
+            out.extend(f"         - {note}" for note in outcome.notes)
+        totals = self.totals()
+        out.append(
+            f"{totals['operations']} operations: {totals['written']} written, {totals['adapted']} adapted, "
+            f"{totals['skipped']} skipped ({self.coverage():.1%} became tools)"
+            + (f"; {self.filtered} left out by --include/--exclude" if self.filtered else "")
+        )
+        if self.security:
+            out.append(
+                "credentials: bind these in the gateway (never written in the skill): " + ", ".join(self.security)
+            )
+        return out

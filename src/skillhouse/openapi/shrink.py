@@ -1,0 +1,150 @@
+"""Fitting a tool schema into the compiler's 24 KB cap, deterministically, saying what was dropped.
+
+The order is fixed: first the descriptions, titles and examples below the arguments themselves;
+then nested schemas are cut, deepest level first, to ``{"type": "object"}`` (or ``"array"``) with a
+short note; last, the arguments' own descriptions. The result is written inline (no ``#/types``
+references): it is a shortened copy, not the shared type. ``None`` means it cannot fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, compact_size, expand_types
+
+TYPE_PREFIX = "#/types/"
+CUT_NOTE = "Nested fields not listed (tool size limit); see the API reference."
+_TEXT = ("description", "title", "examples", "example")
+_CHILD_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_CHILD_ONE = ("items", "additionalProperties", "not")
+_NODE_BUDGET = 400_000
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def expanded_size(schema: dict[str, Any], types: dict[str, Any]) -> int | None:
+    """Bytes of ``schema`` as the compiler will expand it; ``None`` when far over the cap."""
+    try:
+        return compact_size(expand_types(schema, types))
+    except TooLarge:
+        return None
+    except (UnknownType, RecursionError):
+        return None
+
+
+def fit_schema(schema: dict[str, Any], types: dict[str, Any], limit: int = SCHEMA_LIMIT) -> tuple[dict[str, Any], list[str]] | None:
+    """A copy of ``schema`` within ``limit`` bytes once expanded, and what was dropped; or ``None``."""
+    tree: dict[str, Any] | None = None
+    for max_level in (16, 10, 6, 4, 3, 2, 1):
+        try:
+            tree = _build(schema, types, 0, max_level, (), [_NODE_BUDGET])
+            break
+        except (_OutOfBudget, RecursionError):
+            continue
+    if tree is None:
+        return None
+    notes = ["dropped descriptions and examples below the arguments"]
+    if compact_size(tree) <= limit:
+        return tree, notes
+    for level in range(_depth(tree) - 1, 0, -1):
+        cut = _cut(tree, 0, level)
+        if compact_size(cut) <= limit:
+            return cut, [*notes, f"cut schemas nested deeper than {level} level(s) to their bare type"]
+    bare = _strip_arguments(_cut(tree, 0, 1))
+    if compact_size(bare) <= limit:
+        return bare, [*notes, "cut every nested schema to its bare type", "dropped the arguments' descriptions"]
+    return None
+
+
+def _build(node: Any, types: dict[str, Any], level: int, max_level: int, stack: tuple[str, ...], budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OutOfBudget
+    if isinstance(node, list):
+        return [_build(v, types, level, max_level, stack, budget) for v in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(TYPE_PREFIX):
+        name = ref[len(TYPE_PREFIX) :]
+        if name in stack or name not in types:
+            return {"type": "object"}
+        target = _build(types[name], types, level, max_level, (*stack, name), budget)
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        if not rest:
+            return target
+        built_rest = _build(rest, types, level, max_level, stack, budget)
+        return {**target, **built_rest} if isinstance(target, dict) else {"allOf": [target], **built_rest}
+    if level >= max_level and _is_composite(node):
+        return _bare(node)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _TEXT and level >= 2:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {k: _build(v, types, level + 1, max_level, stack, budget) for k, v in value.items()}
+        elif key in _CHILD_ONE and isinstance(value, dict):
+            out[key] = _build(value, types, level + 1, max_level, stack, budget)
+        elif key in _CHILD_LISTS and isinstance(value, list):
+            out[key] = [_build(v, types, level + (key == "prefixItems"), max_level, stack, budget) for v in value]
+        elif key in ("enum", "const", "default", "examples"):
+            out[key] = value  # data, not schema: shared as is
+        else:
+            out[key] = _build(value, types, level, max_level, stack, budget)
+    return out
+
+
+def _is_composite(node: dict[str, Any]) -> bool:
+    return any(k in node for k in ("properties", "items", "prefixItems", "allOf", "anyOf", "oneOf", "additionalProperties", "not"))
+
+
+def _bare(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k in ("object", "array", "null")] or ["object"]
+        bare_kind: Any = kinds if len(kinds) > 1 else kinds[0]
+    else:
+        bare_kind = "array" if kind == "array" or "items" in node else "object"
+    return {"type": bare_kind, "description": CUT_NOTE}
+
+
+def _depth(node: Any, level: int = 0) -> int:
+    if not isinstance(node, dict):
+        return level
+    deepest = level
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            for child in value.values():
+                deepest = max(deepest, _depth(child, level + 1))
+        elif key in _CHILD_ONE and isinstance(value, dict):
+            deepest = max(deepest, _depth(value, level + 1))
+        elif key in _CHILD_LISTS and isinstance(value, list):
+            for child in value:
+                deepest = max(deepest, _depth(child, level + (key == "prefixItems")))
+    return deepest
+
+
+def _cut(node: Any, level: int, max_level: int) -> Any:
+    if not isinstance(node, dict):
+        return node
+    if level >= max_level and _is_composite(node):
+        return _bare(node)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {k: _cut(v, level + 1, max_level) for k, v in value.items()}
+        elif key in _CHILD_ONE and isinstance(value, dict):
+            out[key] = _cut(value, level + 1, max_level)
+        elif key in _CHILD_LISTS and isinstance(value, list):
+            out[key] = [_cut(v, level + (key == "prefixItems"), max_level) for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _strip_arguments(root: dict[str, Any]) -> dict[str, Any]:
+    properties = root.get("properties", {})
+    stripped = {k: {kk: vv for kk, vv in v.items() if kk not in _TEXT} if isinstance(v, dict) else v for k, v in properties.items()}
+    return {**root, "properties": stripped}

@@ -1,0 +1,244 @@
+"""The wizard: an OpenAPI 2.0/3.0/3.1 spec to a skill package that the compiler accepts.
+
+Operations are named first (over the whole spec, so a name does not depend on the filters), then
+each is built, fitted to the size cap and rendered. The package is compiled in memory before it is
+handed back; an operation the compiler refuses is skipped with the compiler's reason, so what is
+written always passes ``skillhouse check``. One defective operation never costs the others.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillhouse.compiler.expansion import SCHEMA_LIMIT
+from skillhouse.compiler.release import CompiledSkill, compile_package
+from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
+from skillhouse.openapi.naming import StemRegistry, operation_stem
+from skillhouse.openapi.operations import build_operation
+from skillhouse.openapi.parameters import Skip
+from skillhouse.openapi.render import clean_text, manifest_file, operation_file, skill_name, types_file
+from skillhouse.openapi.report import ImportReport, OperationOutcome
+from skillhouse.openapi.schemas import SchemaConverter
+from skillhouse.openapi.shrink import expanded_size, fit_schema
+from skillhouse.skill import read_package
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ImportResult:
+    """The written package (file name to text), the report, and the compiled skill."""
+
+    name: str
+    files: dict[str, str]
+    report: ImportReport
+    compiled: CompiledSkill | None
+
+
+@dataclass
+class _Found:
+    stem: str
+    method: str
+    path: str
+    op: dict[str, Any]
+    path_item: dict[str, Any]
+    doc: str
+
+
+def import_openapi(
+    spec: str | Path | SpecDocument,
+    name: str | None = None,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+    server: str | None = None,
+) -> ImportResult:
+    """Build the skill package for ``spec``; :class:`SpecError` only when the spec cannot be read.
+
+    ``server`` replaces the spec's base URL (needed when the spec gives none that is absolute).
+    """
+    document = spec if isinstance(spec, SpecDocument) else load_spec(spec)
+    root = document.root
+    base_urls = [server.rstrip("/")] if server else _base_urls(document)
+    info = _mapping(root.get("info"))
+    chosen = name or skill_name(clean_text(info.get("title")))
+    report = ImportReport(spec=str(spec) if not isinstance(spec, SpecDocument) else "spec", skill=chosen)
+    report.security = _security(document)
+    found = list(_operations(document))
+    wanted = [f for f in found if _selected(f, list(include), list(exclude))]
+    report.filtered = len(found) - len(wanted)
+    conv = SchemaConverter(document)
+    files: dict[str, str] = {}
+    outcomes: dict[str, OperationOutcome] = {}
+    listing: list[tuple[str, str]] = []
+    for index, item in enumerate(wanted):
+        outcome, text = _one(conv, document, item, base_urls[0], server is None)
+        outcomes[item.stem] = outcome
+        if text is not None:
+            files[f"{item.stem}.md"] = text
+            listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
+        if progress is not None:
+            progress(index + 1, len(wanted))
+    manifest = manifest_file(chosen, info, base_urls, report.security, listing)
+    compiled = _compile_dropping_refused(chosen, files, manifest, conv.types, outcomes)
+    report.outcomes = [outcomes[f.stem] for f in wanted]
+    return ImportResult(chosen, files, report, compiled)
+
+
+def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
+    """Write ``result``'s files into ``out_dir``, replacing operation files an earlier import left."""
+    target = Path(out_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    for stale in target.iterdir():
+        if stale.is_file() and (stale.suffix == ".md" or stale.name == "types.json") and stale.name not in result.files:
+            stale.unlink()
+    for filename, text in result.files.items():
+        (target / filename).write_text(text, encoding="utf-8")
+    return target
+
+
+def _one(
+    conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool
+) -> tuple[OperationOutcome, str | None]:
+    def outcome(status: str, notes: list[str]) -> OperationOutcome:
+        return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))  # type: ignore[arg-type]
+
+    conv.notes = []
+    try:
+        url = (_own_server(item) if own_servers else None) or base_url
+        built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.doc)
+        notes = [*built.notes, *conv.notes]
+        size = expanded_size(built.schema, conv.types)
+        if size is None or size > SCHEMA_LIMIT:
+            fitted = fit_schema(built.schema, conv.types)
+            if fitted is None:
+                return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
+            built.schema, dropped = fitted
+            notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
+        text = operation_file(built, item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True)
+    except Skip as exc:
+        return outcome("skipped", [str(exc)]), None
+    except RecursionError:
+        return outcome("skipped", ["the operation's schemas are nested too deeply"]), None
+    except Exception as exc:
+        return outcome("skipped", [f"could not be converted ({type(exc).__name__}: {str(exc)[:200]})"]), None
+    return outcome("adapted" if notes else "written", notes), text
+
+
+def _compile_dropping_refused(
+    name: str, files: dict[str, str], manifest: str, types: dict[str, Any], outcomes: dict[str, OperationOutcome]
+) -> CompiledSkill | None:
+    # The compiler has the last word: what it refuses is skipped with its reason, and the rest recompiled.
+    for _ in range(3):
+        package_files: dict[str, bytes | str] = {**files, "SKILL.md": manifest}
+        if types:
+            package_files["types.json"] = types_file(types)
+        package, read_errors = read_package(name, package_files, label="")
+        compiled, errors = compile_package(package)
+        errors = sorted(set(read_errors) | set(errors))
+        refused = {e.file for e in errors if e.file in files}
+        if not errors:
+            files["SKILL.md"] = manifest
+            if types:
+                files["types.json"] = package_files["types.json"]  # type: ignore[assignment]
+            return compiled
+        if not refused:
+            return None
+        for filename in refused:
+            stem = filename.removesuffix(".md")
+            reasons = [f"{e.code}: {e.message}" for e in errors if e.file == filename]
+            old = outcomes[stem]
+            outcomes[stem] = OperationOutcome(old.name, old.method, old.path, "skipped", tuple(reasons))
+            del files[filename]
+    return None
+
+
+def _operations(document: SpecDocument) -> Iterator[_Found]:
+    stems = StemRegistry()
+    for path, raw_item in document.root.get("paths", {}).items():
+        item, doc = document.deref(raw_item, "")
+        if not isinstance(path, str) or not isinstance(item, dict):
+            continue
+        for key, op in item.items():
+            if key not in HTTP_METHODS:
+                continue
+            method = key.upper()
+            op = op if isinstance(op, dict) else {}
+            stem = stems.claim(operation_stem(op.get("operationId"), method, path))
+            yield _Found(stem, method, path, op, item, doc)
+
+
+def _selected(item: _Found, include: list[str], exclude: list[str]) -> bool:
+    keys = [item.stem, f"{item.method} {item.path}", str(item.op.get("operationId", ""))]
+    tags = item.op.get("tags")
+    if isinstance(tags, list):
+        keys.extend(f"tag:{t}" for t in tags if isinstance(t, str))
+    if include and not any(fnmatch.fnmatchcase(k, p) for k in keys for p in include):
+        return False
+    return not any(fnmatch.fnmatchcase(k, p) for k in keys for p in exclude)
+
+
+def _server_url(servers: Any) -> str | None:
+    if not isinstance(servers, list):
+        return None
+    for server in servers:
+        if isinstance(server, dict) and isinstance(server.get("url"), str):
+            url = str(server["url"])
+            for var, spec in _mapping(server.get("variables")).items():
+                default = spec.get("default") if isinstance(spec, dict) else None
+                if isinstance(default, str | int):
+                    url = url.replace("{" + str(var) + "}", str(default))
+            return url.rstrip("/")
+    return None
+
+
+def _base_urls(document: SpecDocument) -> list[str]:
+    root = document.root
+    if document.version == "2.0":
+        host = root.get("host")
+        if not isinstance(host, str) or not host:
+            raise SpecError("the Swagger 2.0 spec has no 'host', so its operations have no URL; give one with --server")
+        schemes: list[Any] = root["schemes"] if isinstance(root.get("schemes"), list) else []
+        scheme = "https" if "https" in schemes or not schemes else str(schemes[0])
+        base_path = root.get("basePath") if isinstance(root.get("basePath"), str) else ""
+        return [f"{scheme}://{host}{base_path}".rstrip("/")]
+    url = _server_url(root.get("servers"))
+    if url is None or not url.startswith(("http://", "https://")):
+        raise SpecError(f"the spec's first server URL ({url or 'none'}) is not an absolute http(s) URL; give one with --server")
+    return [url]
+
+
+def _own_server(item: _Found) -> str | None:
+    """The operation's or path's own absolute server, where it names one."""
+    for servers in (item.op.get("servers"), item.path_item.get("servers")):
+        url = _server_url(servers)
+        if url is not None and url.startswith(("http://", "https://")):
+            return url
+    return None
+
+
+def _consumes(document: SpecDocument, item: _Found) -> list[Any]:
+    consumes = item.op.get("consumes", document.root.get("consumes", []))
+    return consumes if isinstance(consumes, list) else []
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _security(document: SpecDocument) -> list[str]:
+    schemes = _mapping(document.root.get("components")).get("securitySchemes") or document.root.get("securityDefinitions") or {}
+    if not isinstance(schemes, dict):
+        return []
+    out = []
+    for scheme_name, scheme in schemes.items():
+        scheme, _ = document.deref(scheme, "")
+        if isinstance(scheme, dict):
+            kind = " ".join(str(scheme.get(k)) for k in ("type", "scheme", "in", "name") if isinstance(scheme.get(k), str))
+            out.append(f"{scheme_name} ({kind})" if kind else str(scheme_name))
+    return out
