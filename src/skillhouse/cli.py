@@ -235,6 +235,15 @@ def _add_registry_commands() -> None:
 _add_registry_commands()
 
 
+def _add_registry_commands() -> None:
+    from skillhouse.cli_registry import add_registry_commands
+
+    add_registry_commands(app)
+
+
+_add_registry_commands()
+
+
 def main() -> None:
     app()
 
