@@ -54,7 +54,8 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
         violations = validate(operation["schema"], arguments)
         if isinstance(arguments, dict):
             violations += _path_violations(operation, arguments)
-        violations += _non_finite(arguments, "$")
+        if _has_non_finite(arguments):
+            violations += _non_finite(arguments, "$")
     except RecursionError:
         violations = [Violation("$", "too-deep", "arguments nested less deeply")]
     if violations:
@@ -124,6 +125,16 @@ def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> li
                     )
                 )
     return out
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    return False
 
 
 def _non_finite(value: Any, path: str) -> list[Violation]:
