@@ -186,11 +186,24 @@ def _componentize(app: GuestApp, wit_path: Path, output: Path) -> None:
         ]  # fmt: skip
         # Without VIRTUAL_ENV the builder adds no site-packages: the component holds the stage only.
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        env["RUST_BACKTRACE"] = "0"
         proc = subprocess.run(command, cwd=stage, env=env, capture_output=True, text=True)
         if proc.returncode != 0 or not partial.is_file():
-            detail = (proc.stderr or proc.stdout).strip()[-2000:]
+            detail = _failure_summary(proc.stderr or proc.stdout)
             raise GuestBuildError("build-failed", f"componentize-py failed for {app.module.name}:\n{detail}")
         _write_atomically(output, partial.read_bytes())
+
+
+def _failure_summary(output: str) -> str:
+    """The builder's own error: without its wrapper script's frames and the wasm backtrace under it."""
+    kept: list[str] = []
+    for line in output.splitlines():
+        if line.startswith(("Caused by:", "Stack backtrace:")):
+            break
+        wrapper = "bin/componentize-py" in line or "sys.exit(script())" in line or set(line.strip()) <= {"^"}
+        if not wrapper and line.strip() != "Traceback (most recent call last):":
+            kept.append(line)
+    return "\n".join(kept).strip()[:2000]
 
 
 def _builder_command() -> list[str]:

@@ -1,0 +1,121 @@
+"""The built component: what it imports and exports, and the cache that builds it only once."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import wasmtime
+from wasmtime.component import Component, ComponentInstanceType, FuncType
+
+from skillhouse.host import InProcessRunner, TurnHost, make_runner
+from skillhouse.host.wasm_build import (
+    AGENT_APP,
+    WIT_PATH,
+    BuiltComponent,
+    GuestApp,
+    GuestBuildError,
+    cache_key,
+    ensure_component,
+    make_engine,
+)
+from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, preferred_kind
+
+
+def wit_functions(block: str) -> list[str]:
+    """The function names declared in ``interface <block>`` or ``world <block>`` of wit/agent.wit."""
+    text = WIT_PATH.read_text()
+    body = re.search(rf"(?:interface|world) {block} \{{(.*?)\n\}}", text, re.S)
+    assert body is not None
+    return re.findall(r"^\s*(?:export )?([a-z-]+): func", body.group(1), re.M)
+
+
+def loaded(built: BuiltComponent) -> tuple[wasmtime.Engine, Component]:
+    engine = make_engine()
+    return engine, Component.deserialize_file(engine, str(built.compiled))
+
+
+def test_the_component_imports_nothing_but_the_host_interface_of_the_wit_world(
+    agent_component: BuiltComponent,
+) -> None:
+    engine, component = loaded(agent_component)
+
+    imports = component.type.imports(engine)
+
+    assert list(imports) == [HOST_INTERFACE]  # no wasi:filesystem, wasi:sockets, wasi:cli, ...
+    interface = imports[HOST_INTERFACE].ty
+    assert isinstance(interface, ComponentInstanceType)
+    functions = interface.exports(engine)
+    assert sorted(functions) == sorted(wit_functions("host"))
+    assert all(isinstance(item.ty, FuncType) for item in functions.values())
+
+
+def test_the_component_exports_the_guest_functions_of_the_wit_world(agent_component: BuiltComponent) -> None:
+    engine, component = loaded(agent_component)
+
+    exports = component.type.exports(engine)
+
+    assert set(wit_functions("agent")) == {"list-tools", "call-tool", "run-turn"}
+    assert set(wit_functions("agent")) <= set(exports)
+
+
+def test_a_second_build_of_the_same_sources_is_served_from_the_cache(
+    agent_component: BuiltComponent, cache_dir: Path
+) -> None:
+    again = ensure_component(cache_dir=cache_dir)
+
+    assert not again.built
+    assert (again.wasm, again.compiled) == (agent_component.wasm, agent_component.compiled)
+
+
+def test_the_cache_key_changes_with_the_guest_sources_and_the_wit_file(tmp_path: Path) -> None:
+    guest = tmp_path / "guest"
+    shutil.copytree(dict(AGENT_APP.packages)["skillhouse.guest"], guest)
+    app = GuestApp(AGENT_APP.module, (("skillhouse.guest", guest),))
+    wit = tmp_path / "agent.wit"
+    shutil.copyfile(WIT_PATH, wit)
+    original = cache_key(app, wit)
+    assert cache_key(app, wit) == original == cache_key(AGENT_APP, WIT_PATH)
+
+    (guest / "catalogue.py").write_text((guest / "catalogue.py").read_text() + "\n# changed\n")
+    changed_source = cache_key(app, wit)
+    wit.write_text(wit.read_text() + "\n")
+
+    assert len({original, changed_source, cache_key(app, wit)}) == 3
+
+
+def test_a_wit_file_that_does_not_parse_is_a_build_error_saying_where(tmp_path: Path) -> None:
+    wit = tmp_path / "agent.wit"
+    wit.write_text(
+        WIT_PATH.read_text().replace("eager-tools: func() -> string", "eager-tools: func() -> strng")
+    )
+
+    with pytest.raises(GuestBuildError) as failure:
+        ensure_component(cache_dir=tmp_path / "cache", wit_path=wit)
+
+    assert failure.value.code == "build-failed"
+    assert "strng" in failure.value.message and f"{wit}:" in failure.value.message
+    assert "Traceback" not in failure.value.message
+    assert not list((tmp_path / "cache").glob("*.wasm"))
+
+
+def test_a_missing_wit_file_is_a_build_error(tmp_path: Path) -> None:
+    with pytest.raises(GuestBuildError) as failure:
+        ensure_component(cache_dir=tmp_path, wit_path=tmp_path / "agent.wit")
+
+    assert failure.value.code == "wit-missing"
+
+
+def test_make_runner_gives_a_wasm_runner_for_the_wasm_kind(hollowbrook: dict[str, object]) -> None:
+    runner = make_runner(TurnHost([hollowbrook], lambda request: {}), "wasm")
+
+    assert isinstance(runner, WasmRunner)
+    assert isinstance(make_runner(TurnHost([hollowbrook], lambda request: {}), "inprocess"), InProcessRunner)
+
+
+def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_where_it_builds() -> None:
+    assert preferred_kind({"SKILLHOUSE_GUEST": "inprocess"}) == "inprocess"
+    assert preferred_kind({"SKILLHOUSE_GUEST": "wasm"}) == "wasm"
+    assert preferred_kind({}) == "wasm"  # componentize-py and the WIT file are both here

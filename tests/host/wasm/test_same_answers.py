@@ -1,0 +1,115 @@
+"""The real guest gives the same answers, byte for byte, in process and as a component.
+
+(The guest suite in tests/guest runs in full against both runners; this adds generated call sequences.)
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillhouse.host import InProcessRunner, TurnHost
+from skillhouse.host.wasm_build import BuiltComponent
+from skillhouse.host.wasm_runner import WasmRunner
+
+
+def echo(request: dict[str, Any]) -> dict[str, Any]:
+    return {"status": 200, "headers": {"content-type": "application/json"}, "body": json.dumps(request)}
+
+
+def tool_names(release: dict[str, Any]) -> list[str]:
+    operations = release["operations"]
+    return [
+        "load_tools",
+        "read_object",
+        "fetch_url",
+        "no_such_tool",
+        *(op["tool_name"] for op in operations),
+        *(op["name"] for op in operations),
+    ]
+
+
+# Characters this interpreter's Unicode database knows: the component's newer Python knows more, and
+# answers that quote an unassigned character differ (see the xfail below).
+known = st.characters(codec="utf-8").filter(lambda c: unicodedata.category(c) != "Cn")
+scalars = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(known, max_size=12)
+values = st.recursive(
+    scalars | st.sampled_from(["2025-05-01", "b-1", "Mo", 2]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@pytest.fixture(scope="module")
+def runners(
+    hollowbrook: dict[str, Any], agent_component: BuiltComponent, cache_dir: Path
+) -> tuple[InProcessRunner, WasmRunner]:
+    inprocess = InProcessRunner(TurnHost([hollowbrook], echo, objects={"house_rules.md": "Quiet at ten."}))
+    wasm = WasmRunner(
+        TurnHost([hollowbrook], echo, objects={"house_rules.md": "Quiet at ten."}), cache_dir=cache_dir
+    )
+    return inprocess, wasm
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_generated_calls_get_identical_answers_from_both_runners(
+    runners: tuple[InProcessRunner, WasmRunner], hollowbrook: dict[str, Any], data: st.DataObject
+) -> None:
+    inprocess, wasm = runners
+    name = data.draw(st.sampled_from(tool_names(hollowbrook)))
+    keys = st.sampled_from(["room_id", "guest_name", "arrival", "departure", "names", "path", "url", "id"])
+    arguments = data.draw(st.dictionaries(keys | st.text(known, max_size=6), values, max_size=5))
+    text = data.draw(st.just(json.dumps(arguments)) | st.text(known, max_size=20))
+
+    assert wasm.call_tool(name, text) == inprocess.call_tool(name, text)
+    assert wasm.list_tools() == inprocess.list_tools()
+    assert wasm.host.requests == inprocess.guest.host.requests  # type: ignore[attr-defined]
+
+
+def test_deeply_nested_arguments_trap_the_component_and_the_next_call_still_works(
+    runners: tuple[InProcessRunner, WasmRunner],
+) -> None:
+    _, wasm = runners
+    deep = "[" * 20000 + "]" * 20000
+
+    answer = json.loads(wasm.call_tool("hollowbrook_create_booking", deep))
+
+    assert answer["error"]["code"] == "guest-trap"
+    assert json.loads(wasm.call_tool("no_such_tool", "{}"))["error"]["code"] == "unknown-tool"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the guest relies on the interpreter's recursion limit for deep JSON: CPython 3.11 in process "
+    "refuses at ~1000 levels, the component's Python 3.14 exhausts the wasm stack first (guest-trap)",
+)
+def test_deeply_nested_arguments_get_the_same_answer_from_both_runners(
+    runners: tuple[InProcessRunner, WasmRunner],
+) -> None:
+    inprocess, wasm = runners
+    deep = "[" * 20000 + "]" * 20000
+
+    assert wasm.call_tool("hollowbrook_create_booking", deep) == inprocess.call_tool(
+        "hollowbrook_create_booking", deep
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="violation paths quote keys with repr(), which depends on the interpreter's Unicode database: "
+    "U+13440 is unassigned in CPython 3.11's (Unicode 14) and printable in the component's Python 3.14",
+)
+def test_a_key_outside_the_older_unicode_database_gets_the_same_answer_from_both_runners(
+    runners: tuple[InProcessRunner, WasmRunner],
+) -> None:
+    inprocess, wasm = runners
+    text = json.dumps({"\U00013440": None})
+
+    assert wasm.call_tool("load_tools", text) == inprocess.call_tool("load_tools", text)
