@@ -244,6 +244,31 @@ def _add_registry_commands() -> None:
 _add_registry_commands()
 
 
+@app.command("build-guest")
+def build_guest(
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir", help="Where to cache it (default: $SKILLHOUSE_GUEST_CACHE or <data dir>/guest)."
+        ),
+    ] = None,
+) -> None:
+    """Build the guest WebAssembly component and compile it, unless the cache already has this version."""
+    from skillhouse.host.wasm_build import GuestBuildError, ensure_component
+
+    with err.status("looking for the guest component in the cache") as status:
+        try:
+            built = ensure_component(cache_dir=cache_dir, progress=status.update)
+        except GuestBuildError as exc:
+            print(f"guest build failed ({exc.code}): {exc.message}", file=sys.stderr)
+            raise typer.Exit(1) from None
+    if built.built:
+        err.print(f"built in {built.build_seconds:.1f} s, compiled in {built.compile_seconds:.1f} s")
+    else:
+        err.print("already built for these sources")
+    out.print(str(built.compiled))
+
+
 def main() -> None:
     app()
 

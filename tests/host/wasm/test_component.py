@@ -119,3 +119,16 @@ def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_where_it_bu
     assert preferred_kind({"SKILLHOUSE_GUEST": "inprocess"}) == "inprocess"
     assert preferred_kind({"SKILLHOUSE_GUEST": "wasm"}) == "wasm"
     assert preferred_kind({}) == "wasm"  # componentize-py and the WIT file are both here
+
+
+def test_the_build_guest_command_names_the_cached_component_without_building_again(
+    agent_component: BuiltComponent, cache_dir: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from skillhouse.cli import app
+
+    result = CliRunner().invoke(app, ["build-guest", "--cache-dir", str(cache_dir)])
+
+    assert result.exit_code == 0
+    assert result.stdout.strip() == str(agent_component.compiled)
