@@ -1,0 +1,59 @@
+"""An API app on a migrated database (SQLite; PostgreSQL too when SKILLHOUSE_TEST_POSTGRES_URL is set),
+with a token for tenants ``acme`` and ``globex`` and the Hollowbrook package's files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from skillhouse.api import create_app
+from skillhouse.registry.tokens import create_token
+from skillhouse.settings import Settings
+from skillhouse.store.scratch import scratch_database
+
+POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
+HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
+Headers = dict[str, str]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FastAPI]:
+    if request.param == "postgresql" and not POSTGRES_URL:
+        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
+    with scratch_database(request.param, tmp_path, POSTGRES_URL) as database:
+        yield create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
+
+
+@pytest.fixture
+def client(app: FastAPI) -> TestClient:
+    return TestClient(app)
+
+
+@pytest.fixture
+def token_for(app: FastAPI) -> Callable[[str], Headers]:
+    def make(tenant: str) -> Headers:
+        with app.state.database.transaction() as session:
+            secret, _ = create_token(session, tenant)
+        return {"Authorization": f"Bearer {secret}"}
+
+    return make
+
+
+@pytest.fixture
+def acme(token_for: Callable[[str], Headers]) -> Headers:
+    return token_for("acme")
+
+
+@pytest.fixture
+def globex(token_for: Callable[[str], Headers]) -> Headers:
+    return token_for("globex")
+
+
+@pytest.fixture
+def hollowbrook_files() -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(HOLLOWBROOK.iterdir()) if p.is_file()}
