@@ -13,6 +13,7 @@ connection sent nothing (:class:`NotSent`); a failure after the request started 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -24,6 +25,18 @@ from skillhouse.gateway.addresses import IPAddress
 from skillhouse.gateway.egress import EgressDecision
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+# httpcore's debug trace writes raw request and response headers, which carry injected credentials
+# and whatever an upstream echoes back: those records never reach a handler
+_WIRE_TRACE = ("httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy", "httpcore.socks")
+
+
+def _drop_wire_trace(record: logging.LogRecord) -> bool:
+    return False
+
+
+for _name in _WIRE_TRACE:
+    logging.getLogger(_name).addFilter(_drop_wire_trace)
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 
 

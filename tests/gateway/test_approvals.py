@@ -1,0 +1,104 @@
+"""Approvals bound by commitment: the approved request runs once; anything else needs a new approval."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from tests.gateway.conftest import gateway_for
+from tests.gateway.upstream_server import Upstream
+
+from skillhouse.gateway import Gateway, GatewayError, TurnContext
+from skillhouse.store.database import Database
+
+
+def charge(amount: int = 19000, description: str = "Two nights") -> dict[str, Any]:
+    body = {"amount_cents": amount, "booking_id": "b1", "description": description}
+    return {
+        "method": "POST",
+        "url": "http://hollowbrook.local:8084/charges",
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps(body),
+    }
+
+
+def test_a_gated_request_is_held_and_not_sent(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    answer = gateway.fetch(turn, charge())
+    assert answer["error"]["code"] == "approval-required"
+    assert answer["error"]["approval_id"].startswith("apr_")
+    assert upstream.recorder.charges == []
+    approval = gateway.approvals.get(turn.tenant, answer["error"]["approval_id"])
+    assert approval.state == "pending"
+    assert approval.commitment.startswith("sha256:")
+    assert approval.canonical["method"] == "POST"
+
+
+def test_the_same_held_request_names_the_same_approval(gateway: Gateway, turn: TurnContext) -> None:
+    first = gateway.fetch(turn, charge())["error"]["approval_id"]
+    assert gateway.fetch(turn, charge())["error"]["approval_id"] == first
+
+
+def test_an_approved_identical_request_runs_once(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops@example.com")
+    assert gateway.fetch(turn, charge())["status"] == 201
+    again = gateway.fetch(turn, charge())
+    assert len(upstream.recorder.charges) == 1
+    # the identity key answers the identical retry from the store: still one charge
+    assert again.get("replayed") is True
+
+
+def test_a_modified_request_needs_a_new_approval(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
+    modified = gateway.fetch(turn, charge(description="Two nights and breakfast"))
+    assert modified["error"]["code"] == "approval-required"
+    assert modified["error"]["approval_id"] != approval_id
+    assert upstream.recorder.charges == []
+
+
+def test_a_replayed_approval_is_refused(gateway: Gateway, turn: TurnContext) -> None:
+    approval_id = gateway.fetch(turn, charge(amount=500))["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
+    gateway.fetch(turn, charge(amount=500))
+    assert gateway.approvals.get(turn.tenant, approval_id).state == "used"
+    with pytest.raises(GatewayError) as refused:
+        gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
+    assert refused.value.code == "approval-not-pending"
+
+
+def test_an_expired_approval_is_refused_and_does_not_run(
+    database: Database, upstream: Upstream, turn: TurnContext
+) -> None:
+    gateway = gateway_for(database, upstream, approval_ttl_seconds=60)
+    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
+    later = time.time() + 120
+    gateway.approvals.clock = lambda: later
+    answer = gateway.fetch(turn, charge())
+    assert answer["error"]["code"] == "approval-required"
+    assert answer["error"]["approval_id"] != approval_id
+    assert gateway.approvals.get(turn.tenant, approval_id).state == "expired"
+    assert upstream.recorder.charges == []
+    pending = answer["error"]["approval_id"]
+    gateway.approvals.clock = lambda: later + 120
+    with pytest.raises(GatewayError) as refused:
+        gateway.approvals.decide(turn.tenant, pending, approve=True, by="ops")
+    assert refused.value.code == "approval-expired"
+    gateway.close()
+
+
+def test_a_denied_request_does_not_run(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    assert gateway.approvals.decide(turn.tenant, approval_id, approve=False, by="ops").state == "denied"
+    assert gateway.fetch(turn, charge())["error"]["code"] == "approval-required"
+    assert upstream.recorder.charges == []
+
+
+def test_another_tenant_cannot_see_or_decide_an_approval(gateway: Gateway, turn: TurnContext) -> None:
+    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    with pytest.raises(GatewayError) as refused:
+        gateway.approvals.decide("tenant-b", approval_id, approve=True, by="intruder")
+    assert refused.value.code == "approval-not-found"
