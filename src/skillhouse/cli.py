@@ -269,6 +269,18 @@ def build_guest(
     out.print(str(built.compiled))
 
 
+@app.command("hollowbrook-server")
+def hollowbrook_server(
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free port).")] = 8084,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    verbose: Annotated[bool, typer.Option("--verbose", help="Log every request to stderr.")] = False,
+) -> None:
+    """Run the Hollowbrook guesthouse API (the example skill's upstream) until interrupted."""
+    from skillhouse.examples.hollowbrook_server import serve
+
+    serve(host, port, verbose)
+
+
 def main() -> None:
     app()
 

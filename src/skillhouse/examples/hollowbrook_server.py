@@ -33,6 +33,7 @@ from skillhouse.examples.hollowbrook_house import Guesthouse, HouseError, invali
 
 DEFAULT_PORT = 8084
 MAX_BODY = 64 * 1024
+DRAIN_LIMIT = 1024 * 1024
 
 # (type, required) per field, as the operation files declare them
 BOOKING_FIELDS = {"room_id": (int, True), "guest_name": (str, True), "arrival": (str, True),
@@ -173,7 +174,12 @@ class HollowbrookHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise HouseError(400, "invalid-body", "Content-Length is not a number")
         if int(length_text) > MAX_BODY:
-            self.close_connection = True
+            # read what was sent (up to a bound) so the client, still writing, hears the 413
+            # instead of a reset; past the bound the connection is closed unread
+            if int(length_text) <= DRAIN_LIMIT:
+                self.rfile.read(int(length_text))
+            else:
+                self.close_connection = True
             raise HouseError(413, "body-too-large", f"the body is over {MAX_BODY} bytes")
         return self.rfile.read(int(length_text))
 
@@ -220,7 +226,8 @@ class HollowbrookHTTPServer(ThreadingHTTPServer):
 def running_hollowbrook(host: str = "127.0.0.1", port: int = 0) -> Iterator[HollowbrookHTTPServer]:
     """Hollowbrook serving in a thread (on an ephemeral port by default) until the block ends."""
     server = HollowbrookHTTPServer((host, port))
-    thread = threading.Thread(target=server.serve_forever, name="hollowbrook", daemon=True)
+    # a short poll keeps shutdown quick, which tests that start a house each feel
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="hollowbrook", daemon=True)
     thread.start()
     try:
         yield server

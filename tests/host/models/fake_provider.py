@@ -77,7 +77,7 @@ def fake_provider() -> Iterator[FakeProvider]:
     server.daemon_threads = True
     fake = FakeProvider(url=f"http://127.0.0.1:{server.server_address[1]}")
     handler.fake = fake  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield fake
