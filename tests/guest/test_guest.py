@@ -265,3 +265,21 @@ def test_a_short_name_call_runs_the_one_operation_that_has_it(
     guest = guest_of([hollowbrook])
     guest.call("list_rooms", {"min_guests": 2})
     assert guest.host.requests[0]["url"] == "http://hollowbrook.local:8084/rooms?min_guests=2"
+
+
+def test_arguments_nested_too_deeply_are_refused_before_parsing(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
+    guest = guest_of([hollowbrook])
+    answer = guest.call("hollowbrook_list_rooms", '{"min_guests": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert answer["error"]["violations"] == [
+        {"path": "$", "problem": "too-deep", "expected": answer["error"]["violations"][0]["expected"]}
+    ]
+    assert guest.host.requests == []
+
+
+def test_a_key_that_is_not_an_identifier_is_quoted_as_a_json_string_in_the_path(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
+    answer = guest_of([hollowbrook]).call("hollowbrook_list_rooms", {"include[]": 1, "naïve key": 2})
+    assert [v["path"] for v in answer["error"]["violations"]] == ['$["include[]"]', '$["naïve key"]']

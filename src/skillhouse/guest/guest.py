@@ -20,6 +20,9 @@ from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
 
+MAX_DEPTH = 64
+"""Deepest nesting of arguments a call may have; no schema a provider accepts goes near it."""
+
 
 class Guest:
     """One turn's tools over a :class:`Host`. Loaded tools stay offered for the rest of the turn."""
@@ -44,6 +47,9 @@ class Guest:
 
     def call_tool(self, name: str, arguments: str) -> str:
         """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
+        if nesting_depth(arguments) > MAX_DEPTH:
+            violation = Violation("$", "too-deep", f"arguments nested at most {MAX_DEPTH} levels deep")
+            return _dump(InvalidArguments([violation]).document(name))
         try:
             parsed = json.loads(arguments, parse_constant=_refuse_constant) if arguments.strip() else {}
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
@@ -127,6 +133,32 @@ class Guest:
     def run_turn(self, request: str) -> str:
         """Run the agent loop for ``request`` (see :func:`skillhouse.guest.loop.run_turn`)."""
         return _dump(run_turn(self, request))
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply the JSON ``text`` nests arrays and objects, counted without parsing it.
+
+    Checked before parsing so the refusal does not depend on the interpreter's recursion limit or
+    stack, which differ between CPython in process and the WebAssembly component.
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _refuse_constant(name: str) -> Any:

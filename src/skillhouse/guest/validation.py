@@ -13,6 +13,7 @@ Standard library only: this runs inside the WebAssembly guest.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,12 +35,13 @@ class Violation:
 
 
 def json_path(parent: str, key: str | int) -> str:
-    """``$.a.b[0]``; keys that are not identifiers are quoted: ``$['include[]']``."""
+    """``$.a.b[0]``; keys that are not identifiers are quoted: ``$["include[]"]``."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     if _IDENTIFIER.match(key):
         return f"{parent}.{key}"
-    return parent + "[" + repr(key) + "]"
+    # JSON string notation, not repr(): repr depends on the interpreter's Unicode database
+    return parent + "[" + json.dumps(key, ensure_ascii=False) + "]"
 
 
 def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
