@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -9,10 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.conftest import HOLLOWBROOK
 
 from skillhouse.compiler import compile_dir
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
-from tests.conftest import HOLLOWBROOK
 
 STAY = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2031-06-01", "departure": "2031-06-03"}
 
@@ -68,8 +71,6 @@ def test_booking_returns_an_id_and_the_total_and_shows_in_the_bookings(client: h
 
 
 def test_a_post_without_a_json_content_type_is_refused_with_415_and_books_nothing(client: httpx.Client) -> None:
-    import json
-
     bare = client.post("/bookings", content=json.dumps(STAY).encode())
     as_text = client.post("/bookings", content=json.dumps(STAY), headers={"Content-Type": "text/plain"})
     assert (bare.status_code, as_text.status_code) == (415, 415)
@@ -160,6 +161,8 @@ def test_unknown_routes_and_methods_get_404_and_405(client: httpx.Client) -> Non
     wrong = client.put("/bookings", json=STAY)
     assert (wrong.status_code, error_code(wrong)) == (405, "method-not-allowed")
     assert client.delete("/rooms").status_code == 405
+    assert client.options("/rooms").status_code == 405
+    assert client.head("/rooms").status_code == 405
 
 
 def test_the_server_records_what_reached_it(client: httpx.Client, house: HollowbrookHTTPServer) -> None:
@@ -188,3 +191,26 @@ def test_a_body_over_the_limit_is_refused_with_413(client: httpx.Client) -> None
     response = client.post("/bookings", json={**STAY, "note": "x" * 70_000})
     assert (response.status_code, error_code(response)) == (413, "body-too-large")
     assert client.get("/rooms").status_code == 200
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+booking_like = st.fixed_dictionaries(
+    {}, optional={"room_id": json_values | st.integers(0, 6), "guest_name": json_values,
+                  "arrival": json_values | st.dates().map(str), "departure": json_values | st.dates().map(str),
+                  "note": json_values},
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(body=booking_like | json_values)
+def test_whatever_json_a_booking_carries_the_answer_is_a_booking_or_a_coded_4xx(body: Any) -> None:
+    with running_hollowbrook() as server, httpx.Client(base_url=server.url, timeout=5) as client:
+        sent = json.dumps(body).encode()  # json=None would send no body at all
+        response = client.post("/bookings", content=sent, headers={"Content-Type": "application/json"})
+    assert response.status_code in (201, 400, 404, 409)
+    if response.status_code != 201:
+        assert error_code(response) in {"invalid-field", "invalid-body", "unknown-room", "room-taken"}

@@ -108,6 +108,14 @@ class HollowbrookHandler(BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
         self._answer(self._not_allowed)
 
+    def do_OPTIONS(self) -> None:
+        self._answer(self._not_allowed)
+
+    def do_HEAD(self) -> None:
+        # a HEAD answer has no body, so the JSON refusal goes out on a connection closed after it
+        self.close_connection = True
+        self._answer(self._not_allowed)
+
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             sys.stderr.write(f"hollowbrook: {format % args}\n")
