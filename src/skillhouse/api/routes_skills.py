@@ -73,9 +73,9 @@ def put_version(skill: SkillName, version: Version, body: FilesUpload, tenant: T
 def put_archive(
     skill: SkillName,
     version: Version,
-    body: Annotated[bytes, Body(media_type="application/gzip", max_length=MAX_ARCHIVE_BYTES)],
     tenant: TenantDep,
     session: SessionDep,
+    body: Annotated[bytes, Body(media_type="application/gzip", max_length=MAX_ARCHIVE_BYTES)] = b"",
 ) -> VersionOut:
     """Upload the package as a tar.gz (one top-level directory is stripped) as a draft."""
     files = files_from_archive(body)
