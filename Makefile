@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench fuzz clean
+.PHONY: setup demo test lint bench fuzz clean screenshots
 
 setup: $(STAMP)
 
@@ -23,6 +23,10 @@ test: lint
 
 demo: $(STAMP)
 	$(BIN)/python -m skillhouse.demo
+
+# the console's browser tests save a screenshot of each page; these are the ones in the README
+screenshots: $(STAMP)
+	SKILLHOUSE_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/console/test_console_browser.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

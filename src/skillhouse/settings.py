@@ -6,14 +6,19 @@
 ``SKILLHOUSE_RESOLVE``       ``host:port=address,...``: fixed name resolution (demo and tests)
 ``SKILLHOUSE_SECRET_KEY``    key that encrypts stored credentials (urlsafe base64, 32 bytes)
 ``SKILLHOUSE_MODEL``         ``scripted``, ``openai:MODEL`` or ``anthropic:MODEL`` for the agent loop
+``SKILLHOUSE_CONSOLE_SECRET`` key that signs web console sessions; default a random key per process
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# one per process, so every Settings built in this process signs and checks console sessions alike
+_PROCESS_CONSOLE_SECRET = secrets.token_urlsafe(32)
 
 
 def _default_data_dir() -> Path:
@@ -43,6 +48,8 @@ class Settings:
     resolve: dict[tuple[str, int], str] = field(default_factory=dict)
     secret_key: str | None = None
     model: str = "scripted"
+    console_secret: str = field(default_factory=lambda: _PROCESS_CONSOLE_SECRET)
+    """Signs console session cookies; a per-process random key means sessions end at restart."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -59,4 +66,5 @@ class Settings:
             resolve=parse_resolve(env.get("SKILLHOUSE_RESOLVE", "")),
             secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,
             model=env.get("SKILLHOUSE_MODEL", "scripted"),
+            **({"console_secret": env["SKILLHOUSE_CONSOLE_SECRET"]} if env.get("SKILLHOUSE_CONSOLE_SECRET") else {}),
         )

@@ -1,0 +1,20 @@
+"""The web console: server-rendered pages under ``/console`` for people operating skillhouse.
+
+Approvals (read the exact held request, approve or deny it), the registry (skills, versions, releases,
+each tool per provider profile, compatibility, diffs) and the audit trail. Signed in with a tenant's
+API token into a signed session cookie; every form carries a CSRF token. Pages are Jinja2 templates
+with a small stylesheet and no JavaScript. ``router`` is what :func:`skillhouse.api.app.create_app`
+includes; it is left out of the OpenAPI document, which describes the API for programs.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from skillhouse.api.console import routes_approvals, routes_audit, routes_auth, routes_registry
+
+router = APIRouter(include_in_schema=False)
+for _module in (routes_auth, routes_approvals, routes_registry, routes_audit):
+    router.include_router(_module.router)
+
+__all__ = ["router"]

@@ -1,0 +1,60 @@
+"""The console's route class: refusals become HTML pages, a missing session a redirect to sign-in.
+
+The API's own error handlers answer JSON; console pages answer people, so every console route runs
+through :class:`ConsoleRoute`, which turns what a page (or one of its dependencies) raises into the
+page a browser should get: ``303`` to the sign-in page when there is no session, and an error page
+with the right status for a refusal, a registry error or a gateway approval error. Another tenant's
+row is "not found" (404) like a row that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request, Response
+from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
+
+from skillhouse.api.console.pages import error_page
+from skillhouse.api.console.sessions import ConsoleRefusal, SignInRequired, read_session
+from skillhouse.gateway.errors import ApprovalError
+from skillhouse.registry.errors import Conflict, NotFound, RegistryError
+
+SIGN_IN_PATH = "/console/sign-in"
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after signing in: a console path only, never another site."""
+    if target and target.startswith("/console") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/console/approvals"
+
+
+def sign_in_redirect(request: Request) -> RedirectResponse:
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    # a form's target is a POST-only URL; come back to the page that showed it instead
+    back = here if request.method == "GET" else "/console/approvals"
+    return RedirectResponse(f"{SIGN_IN_PATH}?next={quote(back, safe='')}", status_code=303)
+
+
+class ConsoleRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except SignInRequired:
+                return sign_in_redirect(request)
+            except ConsoleRefusal as exc:
+                return error_page(request, read_session(request), exc.status, exc.code, exc.message)
+            except RegistryError as exc:
+                status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 422
+                return error_page(request, read_session(request), status, exc.code, exc.message)
+            except ApprovalError as exc:
+                status = 404 if exc.code == "approval-not-found" else 409
+                return error_page(request, read_session(request), status, exc.code, exc.message)
+
+        return run

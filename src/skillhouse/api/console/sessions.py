@@ -1,0 +1,169 @@
+"""Console sessions: signed cookies, CSRF tokens, and the dependencies every console page uses.
+
+A session is a cookie holding ``{tenant, token (SHA-256 of the API token), csrf, expires}``, signed
+with HMAC-SHA256 under ``Settings.console_secret``; it is HttpOnly, ``SameSite=Strict`` and scoped to
+``/console``. The API token itself is never stored or shown: only its hash, which is what the database
+keeps too, and which is looked up on every request so a revoked token ends its sessions at once.
+
+CSRF: every form carries the session's ``csrf`` value; a form whose value is missing or different is
+refused with 403. The sign-in form, which comes before any session, is protected by a double-submit
+token: a signed pre-session cookie and the same value in the form.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import Depends, Request, Response
+
+from skillhouse.api.console.queries import TokenHolder, token_holder
+from skillhouse.registry.tokens import hash_token
+from skillhouse.settings import Settings
+from skillhouse.store import Database
+
+SESSION_COOKIE = "skh_console"
+SIGN_IN_COOKIE = "skh_console_sign_in"
+COOKIE_PATH = "/console"
+SESSION_SECONDS = 8 * 3600
+SIGN_IN_SECONDS = 3600
+MAX_FORM_BYTES = 16 * 1024
+
+
+class SignInRequired(Exception):
+    """No valid session: the page answers with a redirect to the sign-in page."""
+
+
+class ConsoleRefusal(Exception):
+    """A page refused with a status and a message for people (403 CSRF, 404 not found, 409, 422)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ConsoleSession:
+    """The signed-in person: their tenant, the token they signed in with (by id), and the CSRF value."""
+
+    tenant: str
+    token_id: int
+    token_label: str
+    csrf: str
+
+
+def _key(settings: Settings, purpose: str) -> bytes:
+    # one derived key per purpose, so a sign-in cookie can never pass for a session cookie
+    return hmac.new(settings.console_secret.encode(), purpose.encode(), hashlib.sha256).digest()
+
+
+def sign(settings: Settings, purpose: str, payload: dict[str, Any]) -> str:
+    body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+    mac = hmac.new(_key(settings, purpose), body.encode(), hashlib.sha256).hexdigest()
+    return f"{body}.{mac}"
+
+
+def unsign(settings: Settings, purpose: str, value: str | None) -> dict[str, Any] | None:
+    """The payload of a cookie signed for ``purpose`` and not yet expired; ``None`` otherwise."""
+    if not value or "." not in value:
+        return None
+    body, _, mac = value.rpartition(".")
+    expected = hmac.new(_key(settings, purpose), body.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(mac, expected):
+        return None
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not isinstance(payload.get("expires"), (int, float)):
+        return None
+    return payload if payload["expires"] > time.time() else None
+
+
+def _set_cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
+    response.set_cookie(name, value, max_age=max_age, path=COOKIE_PATH, httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https")
+
+
+def new_sign_in_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def remember_sign_in_token(request: Request, response: Response, settings: Settings, token: str) -> None:
+    """Set the signed twin of the sign-in form's double-submit ``token`` as a cookie."""
+    cookie = sign(settings, "sign-in", {"csrf": token, "expires": time.time() + SIGN_IN_SECONDS})
+    _set_cookie(request, response, SIGN_IN_COOKIE, cookie, SIGN_IN_SECONDS)
+
+
+def sign_in_token_matches(request: Request, settings: Settings, submitted: str) -> bool:
+    payload = unsign(settings, "sign-in", request.cookies.get(SIGN_IN_COOKIE))
+    return bool(payload and submitted and hmac.compare_digest(str(payload.get("csrf", "")), submitted))
+
+
+def start_session(request: Request, response: Response, settings: Settings, tenant: str, api_token: str) -> None:
+    """Sign the person in: the session cookie replaces the sign-in cookie."""
+    payload = {"tenant": tenant, "token": hash_token(api_token), "csrf": secrets.token_urlsafe(24),
+               "expires": time.time() + SESSION_SECONDS}
+    _set_cookie(request, response, SESSION_COOKIE, sign(settings, "session", payload), SESSION_SECONDS)
+    response.delete_cookie(SIGN_IN_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
+
+
+def end_session(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
+
+
+def read_session(request: Request) -> ConsoleSession | None:
+    """The session of this request if its cookie is valid and its token still live; else ``None``."""
+    settings: Settings = request.app.state.settings
+    payload = unsign(settings, "session", request.cookies.get(SESSION_COOKIE))
+    if payload is None:
+        return None
+    database: Database = request.app.state.database
+    holder: TokenHolder | None = token_holder(database, str(payload.get("token", "")))
+    if holder is None or holder.tenant != payload.get("tenant"):
+        return None
+    return ConsoleSession(holder.tenant, holder.token_id, holder.label, str(payload.get("csrf", "")))
+
+
+def signed_in(request: Request) -> ConsoleSession:
+    session = read_session(request)
+    if session is None:
+        raise SignInRequired()
+    return session
+
+
+async def posted_form(request: Request) -> dict[str, str]:
+    """The fields of a URL-encoded form (first value of each); any other body has no fields, so no CSRF token."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/x-www-form-urlencoded":
+        return {}
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise ConsoleRefusal(413, "form-too-large", f"a console form is at most {MAX_FORM_BYTES} bytes")
+    fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {name: values[0] for name, values in fields.items()}
+
+
+def checked_form(
+    session: Annotated[ConsoleSession, Depends(signed_in)],
+    form: Annotated[dict[str, str], Depends(posted_form)],
+) -> dict[str, str]:
+    """A form of a signed-in person whose CSRF token is this session's; else 403."""
+    submitted = form.get("csrf", "")
+    if not submitted or not hmac.compare_digest(submitted, session.csrf):
+        raise ConsoleRefusal(403, "csrf-refused", "this form is missing its CSRF token or it is stale; reload the page and try again")
+    return form
+
+
+SessionDep = Annotated[ConsoleSession, Depends(signed_in)]
+FormDep = Annotated[dict[str, str], Depends(checked_form)]
+FieldsDep = Annotated[dict[str, str], Depends(posted_form)]

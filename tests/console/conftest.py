@@ -1,0 +1,87 @@
+"""Console fixtures: one world and one served console per session, one Chromium per session, a fresh
+browser context per test, and screenshots (``SKILLHOUSE_SCREENSHOTS`` picks the folder; ``make
+screenshots`` points it at ``docs/screenshots``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from fastapi.testclient import TestClient
+from tests.console.world import World, build_world, console_app, serving
+
+from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def house() -> Iterator[HollowbrookHTTPServer]:
+    with running_hollowbrook() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory: pytest.TempPathFactory, house: HollowbrookHTTPServer) -> Iterator[World]:
+    built = build_world(f"sqlite:///{tmp_path_factory.mktemp('console') / 'skillhouse.db'}", house.port)
+    yield built
+    built.gateway.close()
+    built.database.dispose()
+
+
+@pytest.fixture(scope="session")
+def console_url(world: World) -> Iterator[str]:
+    with serving(console_app(world)) as url:
+        yield url
+
+
+@pytest.fixture
+def client(world: World) -> TestClient:
+    return TestClient(console_app(world), base_url="http://testserver")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, console_url: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=console_url, viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(10_000)
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("SKILLHOUSE_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shoot(screenshots: Path) -> Any:
+    """``shoot(page, name)`` saves the whole page as ``<name>.png``."""
+
+    def save(page: Page, name: str) -> Path:
+        target = screenshots / f"{name}.png"
+        page.screenshot(path=str(target), full_page=True)
+        return target
+
+    return save
