@@ -9,6 +9,7 @@ offered at all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +98,10 @@ def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool,
             notes.append(f"path parameter {name!r} is a {kind['type']}; taken as a string the caller serializes")
             schema = _described({"type": "string"}, param.get("description"))
         elif param.get("style") in ("label", "matrix"):
-            notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the prefix")
+            # The segment must carry the style's prefix; the schema makes the caller write it.
+            prefix = "." if param["style"] == "label" else f";{name}="
+            notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the {prefix!r} prefix")
+            schema = _described({"type": "string", "pattern": "^" + re.escape(prefix)}, param.get("description"))
     return Field(name, where, schema, required, style)
 
 

@@ -1,0 +1,28 @@
+"""Small OpenAPI documents for the wizard's tests, and a helper that imports and compiles one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skillhouse.openapi import ImportResult, import_openapi, spec_from_data
+
+
+def openapi(paths: dict[str, Any], schemas: dict[str, Any] | None = None, version: str = "3.0.3") -> dict[str, Any]:
+    return {
+        "openapi": version,
+        "info": {"title": "Test API", "version": "1.0", "description": "An API for tests."},
+        "servers": [{"url": "https://api.test/v1"}],
+        "paths": paths,
+        "components": {"schemas": schemas or {}},
+    }
+
+
+def imported(spec: dict[str, Any], **options: Any) -> tuple[ImportResult, dict[str, dict[str, Any]]]:
+    """Import ``spec``; the result and its compiled operations (release documents) by name."""
+    result = import_openapi(spec_from_data(spec), **options)
+    assert result.compiled is not None, result.report.lines(verbose=True)
+    return result, {op["name"]: op for op in result.compiled.document["operations"]}
+
+
+def outcome(result: ImportResult, name: str) -> Any:
+    return next(o for o in result.report.outcomes if o.name == name)
