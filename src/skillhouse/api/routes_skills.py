@@ -127,7 +127,7 @@ def get_tools(
     profile: Annotated[Profile | None, Query(description="Provider profile; omit for neutral definitions.")] = None,
 ) -> ToolsOut:
     """The release's tools, in ``profile``'s wire format (tools the profile refuses are left out)."""
-    release = releases.get_release(session, tenant.id, skill, version)
+    release = releases.get_release(session, tenant.id, skill, version, with_files=False)
     tools = releases.release_tools(release)
     listed = tools if profile is None else provider_tools(tools, profile)
     return ToolsOut(skill=skill, version=version, profile=profile, tools=listed)
@@ -136,5 +136,5 @@ def get_tools(
 @router.get("/{skill}/releases/{version}/compatibility", responses=error_responses(404))
 def get_compatibility(skill: SkillName, version: Version, tenant: TenantDep, session: SessionDep) -> CompatibilityOut:
     """The compiler's compatibility report: per provider profile and tool, ok, adapted or refused."""
-    release = releases.get_release(session, tenant.id, skill, version)
+    release = releases.get_release(session, tenant.id, skill, version, with_files=False)
     return CompatibilityOut(skill=skill, version=version, digest=release.digest, report=release.document["compatibility"])

@@ -69,10 +69,11 @@ def publish_version(session: Session, tenant: str, skill: str, version: str) -> 
     return _view(release), True
 
 
-def get_release(session: Session, tenant: str, skill: str, version: str) -> ReleaseView:
+def get_release(session: Session, tenant: str, skill: str, version: str, with_files: bool = True) -> ReleaseView:
+    """The release ``skill@version`` the tenant sees; ``with_files=False`` leaves the bundle unread."""
     row = _release_row(session, tenant, skill, version)
     if row is not None:
-        return _view(row)
+        return _view(row, with_files)
     spec = builtin_skill(skill)
     if spec is not None and str(spec.version) == version and not owns_skill(session, tenant, skill):
         return builtin_release(skill)
