@@ -1,0 +1,65 @@
+"""Arbitrary and mutated OpenAPI documents never raise: the spec is refused or each operation reported."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillhouse.openapi import SpecError, import_openapi, spec_from_data
+
+EXAMPLES = 400 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 60
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12))
+keys = st.sampled_from(
+    ["type", "properties", "items", "required", "$ref", "allOf", "oneOf", "anyOf", "enum", "nullable", "format",
+     "pattern", "minimum", "exclusiveMinimum", "additionalProperties", "discriminator", "example", "readOnly",
+     "parameters", "requestBody", "content", "schema", "name", "in", "style", "explode", "application/json",
+     "multipart/form-data", "application/x-www-form-urlencoded", "operationId", "get", "post", "x"]
+) | st.text(max_size=6)
+refs = st.sampled_from(["#/components/schemas/A", "#/components/schemas/B", "#/nowhere", "other.json#/X", "#/paths", 7])
+values = st.recursive(
+    scalars | refs.map(lambda r: {"$ref": r}),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=5),
+    max_leaves=30,
+)
+
+
+def _document(paths: Any, schemas: Any) -> dict[str, Any]:
+    return {"openapi": "3.0.0", "info": {"title": "Fuzz"}, "servers": [{"url": "https://fuzz.test"}], "paths": paths,
+            "components": {"schemas": schemas}}
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(root=values)
+def test_an_arbitrary_document_is_refused_as_a_spec_or_imported(root: Any) -> None:
+    try:
+        result = import_openapi(spec_from_data(root))
+    except SpecError:
+        return
+    assert result.report.totals()["operations"] >= 0
+
+
+operations = st.dictionaries(st.sampled_from(["get", "post", "put", "delete", "patch", "trace"]), values, max_size=3)
+paths = st.dictionaries(st.sampled_from(["/a", "/a/{id}", "/b/{x}/{y}", "/{id}.json", "/c#frag", "/d?x=1"]), operations | values, max_size=4)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paths=paths, schemas=st.dictionaries(st.sampled_from(["A", "B"]), values, max_size=2), version=st.sampled_from(["3.0.3", "3.1.0"]))
+def test_mutated_operations_are_each_written_or_skipped_and_the_skill_still_compiles(paths: Any, schemas: Any, version: str) -> None:
+    document = _document(paths, schemas)
+    document["openapi"] = version
+    result = import_openapi(spec_from_data(document))
+    assert result.compiled is not None
+    totals = result.report.totals()
+    assert len(result.compiled.operations) == totals["written"] + totals["adapted"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(params=st.lists(values, max_size=4), form=st.lists(values, max_size=3))
+def test_mutated_swagger_parameters_never_raise(params: Any, form: Any) -> None:
+    document = {"swagger": "2.0", "info": {"title": "S"}, "host": "s.test", "paths": {"/p/{id}": {"post": {"parameters": params + form}}}}
+    result = import_openapi(spec_from_data(document))
+    assert result.compiled is not None
