@@ -235,15 +235,6 @@ def _add_registry_commands() -> None:
 _add_registry_commands()
 
 
-def _add_registry_commands() -> None:
-    from skillhouse.cli_registry import add_registry_commands
-
-    add_registry_commands(app)
-
-
-_add_registry_commands()
-
-
 @app.command("build-guest")
 def build_guest(
     cache_dir: Annotated[
