@@ -8,12 +8,14 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 from tests.console.world import RIVAL, TENANT, World
 
 from skillhouse.api.console.sessions import SESSION_COOKIE, sign
 from skillhouse.gateway import ApprovalStore, BoundReleases, TurnContext
-from skillhouse.registry.tokens import revoke_token
+from skillhouse.registry.tokens import create_token, revoke_token
 from skillhouse.settings import Settings
+from skillhouse.store.registry_tables import TokenRow
 
 PAGES = [
     "/console/approvals",
@@ -125,8 +127,6 @@ def test_a_forged_session_cookie_is_not_a_session(client: TestClient, world: Wor
 
 def test_revoking_the_token_ends_its_console_sessions(client: TestClient, world: World) -> None:
     with world.database.transaction() as session:
-        from skillhouse.registry.tokens import create_token
-
         secret, info = create_token(session, TENANT, label="short-lived")
     world.tokens["short-lived"] = secret
     signed_in(client, world, "short-lived")
@@ -182,3 +182,23 @@ def test_bad_query_values_get_a_page_not_a_traceback(client: TestClient, world: 
     assert client.get("/console/skills/hollowbrook/diff").status_code == 422
     assert client.get("/console/skills/hollowbrook/diff?old=1.0.0&new=9.9.9").status_code == 404
     assert client.get("/console/audit?decision=<script>").status_code == 200
+
+
+def test_an_expired_session_or_a_sign_in_cookie_is_not_a_session(client: TestClient, world: World) -> None:
+    settings: Settings = client.app.state.settings
+    with world.database.sessions() as session:
+        token_hash = session.scalars(select(TokenRow.token_hash).where(TokenRow.tenant_id == TENANT)).first()
+    payload = {"tenant": TENANT, "token": token_hash, "csrf": "x"}
+    live = sign(settings, "session", {**payload, "expires": time.time() + 60})
+    client.cookies.set(SESSION_COOKIE, live, path="/console")
+    assert client.get("/console/skills", follow_redirects=False).status_code == 200
+    for cookie in (sign(settings, "session", {**payload, "expires": time.time() - 1}),
+                   sign(settings, "sign-in", {**payload, "expires": time.time() + 60})):
+        client.cookies.set(SESSION_COOKIE, cookie, path="/console")
+        assert client.get("/console/skills", follow_redirects=False).status_code == 303
+
+
+def test_the_console_secret_comes_from_the_environment_or_is_one_per_process() -> None:
+    assert Settings.from_env({"SKILLHOUSE_CONSOLE_SECRET": "from-env"}).console_secret == "from-env"
+    assert Settings.from_env({}).console_secret == Settings().console_secret
+    assert len(Settings().console_secret) >= 32
