@@ -48,7 +48,19 @@ def system_prompt(guest: Guest, extra: str | None) -> str:
     return f"{text}\n\n{extra.strip()}" if extra and extra.strip() else text
 
 
+# A turn request holds messages whose tool arguments may nest MAX_DEPTH levels themselves.
+TURN_DEPTH = 128
+
+
 def run_turn(guest: Guest, request_text: str) -> dict[str, Any]:
+    from skillhouse.guest.guest import nesting_depth
+
+    # Checked before parsing, so the answer does not depend on the interpreter's stack (it differs
+    # between CPython in process and the WebAssembly component).
+    if nesting_depth(request_text) > TURN_DEPTH:
+        return _stopped(
+            [], 0, "bad-request", {"code": "bad-request", "message": f"the turn request nests over {TURN_DEPTH} levels"}
+        )
     try:
         request = json.loads(request_text)
     except (json.JSONDecodeError, RecursionError):
@@ -77,8 +89,11 @@ def run_turn(guest: Guest, request_text: str) -> dict[str, Any]:
             "tools": guest.offered(),
             "deferred": guest.deferred(),
         }
+        answer_text = guest.host.complete(json.dumps(completion, ensure_ascii=False))
         try:
-            answer = json.loads(guest.host.complete(json.dumps(completion, ensure_ascii=False)))
+            if nesting_depth(answer_text) > TURN_DEPTH:
+                raise json.JSONDecodeError("too deep", answer_text, 0)
+            answer = json.loads(answer_text)
         except json.JSONDecodeError:
             answer = {
                 "error": {"code": "model-error", "message": "the model adapter answered something not JSON"}
