@@ -92,6 +92,11 @@ def test_a_person_denies_a_held_charge_and_it_is_never_sent(page: Page, world: W
     expect(page.locator("#audit")).not_to_contain_text("turn-approve")
     shoot(page, "audit")
 
+    # the turn asking again is not the denied request run: nothing reaches the house
+    retried = turn.charge(booking, 99000, "Minibar, apparently")
+    assert "error" in retried, retried
+    assert charges_of(house, booking) == []
+
 
 def test_a_tool_schema_is_shown_for_two_providers_and_versions_are_compared(page: Page, world: World, shoot: Any) -> None:
     sign_in(page, world, start="/console/skills")

@@ -202,3 +202,15 @@ def test_the_console_secret_comes_from_the_environment_or_is_one_per_process() -
     assert Settings.from_env({"SKILLHOUSE_CONSOLE_SECRET": "from-env"}).console_secret == "from-env"
     assert Settings.from_env({}).console_secret == Settings().console_secret
     assert len(Settings().console_secret) >= 32
+
+
+def test_console_pages_may_not_be_framed_or_run_scripts(client: TestClient, world: World) -> None:
+    pages = [client.get("/console/sign-in")]
+    signed_in(client, world)
+    pages += [client.get("/console/approvals"), client.get("/console/skills/nope")]
+    for page in pages:
+        headers = page.headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert "script-src" not in headers["content-security-policy"]  # default-src 'none' covers scripts
+        assert headers["x-frame-options"] == "DENY"
+        assert headers["cache-control"] == "no-store"

@@ -23,6 +23,15 @@ from skillhouse.api.console.sessions import ConsoleSession
 HERE = Path(__file__).resolve().parent
 STYLESHEET = HERE / "static" / "console.css"
 HIDDEN = "[hidden]"
+# no script runs, nothing loads from elsewhere, and no other site may frame a page with an Approve button
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|signature", re.I)
 
 
@@ -77,7 +86,7 @@ _environment.filters.update(when=when, remaining=remaining, pretty_json=pretty_j
 def page(request: Request, template: str, session: ConsoleSession | None, status: int = 200, **values: Any) -> HTMLResponse:
     """``template`` rendered with ``values``, the signed-in session and the current path."""
     html = _environment.get_template(template).render(session=session, path=request.url.path, **values)
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
 
 
 def error_page(request: Request, session: ConsoleSession | None, status: int, code: str, message: str) -> HTMLResponse:
