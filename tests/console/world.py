@@ -130,7 +130,7 @@ def serving(app: FastAPI) -> Iterator[str]:
     thread.start()
     started = threading.Event()
     # uvicorn has no start event to wait on; check its flag while joining the thread briefly
-    for _ in range(500):
+    for _ in range(3000):  # up to 30 s on a busy machine
         if server.started or not thread.is_alive():
             started.set()
             break
