@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import HOLLOWBROOK, PackageFactory
+
 from skillhouse.compiler import SCHEMA_LIMIT, compact_size, compile_dir
 from skillhouse.skill import ALL_CODES
-from tests.conftest import HOLLOWBROOK, PackageFactory
 
 
 def errors_of(path: Path) -> list[tuple[str, int, str]]:
@@ -683,7 +684,7 @@ def test_a_name_of_64_characters_is_accepted_and_65_refused(make_package: Packag
 def test_unreadable_files_are_located_errors(make_package: PackageFactory) -> None:
     pkg = make_package(
         {
-            "latin1.md": "---\noperation:\n  method: GET\n".encode() + b"  url: https://api.test/caf\xe9\n---\n",
+            "latin1.md": b"---\noperation:\n  method: GET\n" + b"  url: https://api.test/caf\xe9\n---\n",
             "yaml.md": "---\noperation:\n  method: [GET\n---\n",
             "list.md": "---\n- a\n- b\n---\n",
             "open.md": "---\noperation: {}\n",

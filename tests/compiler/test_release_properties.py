@@ -13,10 +13,10 @@ from typing import Any
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.conftest import HOLLOWBROOK, ROOT
 
 from skillhouse.compiler import compile_dir, compile_package
 from skillhouse.skill import ALL_CODES, read_package
-from tests.conftest import HOLLOWBROOK, ROOT
 
 FUZZ_EXAMPLES = 2000 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 150
 field_names = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
