@@ -148,7 +148,7 @@ def test_the_canonical_release_is_byte_identical_across_processes() -> None:
 
 def _assert_located(name: str, files: dict[str, str | bytes]) -> None:
     package, read_errors = read_package(name, files)
-    compiled, errors = compile_package(package)
+    _compiled, errors = compile_package(package)
     for error in read_errors + errors:
         assert error.code in ALL_CODES
         assert error.line >= 1
