@@ -272,6 +272,19 @@ def hollowbrook_server(
     serve(host, port, verbose)
 
 
+@app.command("mcp")
+def mcp_command(
+    skill: Annotated[list[str], typer.Option("--skill", help="A published release to bind, NAME@VERSION (repeatable).")],
+    tenant: Annotated[str | None, typer.Option("--tenant", help="Tenant whose releases to bind (default: SKILLHOUSE_TOKEN's).")] = None,
+    http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT (/mcp) instead of stdio.")] = None,
+    guest: Annotated[str | None, typer.Option("--guest", help="Guest runner: wasm or inprocess (default: SKILLHOUSE_GUEST).")] = None,
+) -> None:
+    """Serve a turn's tools over MCP (stdio, or streamable HTTP with --http); every call goes through the gateway."""
+    from skillhouse.cli_mcp import run_mcp
+
+    raise typer.Exit(run_mcp(skill, tenant, http, guest))
+
+
 def main() -> None:
     app()
 

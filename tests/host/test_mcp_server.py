@@ -1,0 +1,286 @@
+"""``skillhouse mcp`` against the SDK's own client: in memory, over stdio and over streamable HTTP.
+
+Hollowbrook is published into a temporary SQLite store through the registry's use cases, the house
+runs on loopback (``SKILLHOUSE_RESOLVE`` sends hollowbrook.local:8084 to it), and every call goes
+through the guest and the gateway of a turn bound from that store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from skillhouse.cli import app
+from skillhouse.cli_mcp import BindError, BoundTurn, bind_turn
+from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.host.mcp_server import TurnTools, mcp_server
+from skillhouse.registry.releases import publish_version
+from skillhouse.registry.skills import put_version, validate_version
+from skillhouse.registry.tokens import create_token
+from skillhouse.settings import Settings
+from skillhouse.store import open_database
+from skillhouse.store.gateway_tables import AuditRow, TurnRow
+
+HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
+TENANT = "acme"
+SKILL = "hollowbrook@1.0.0"
+BOOKING = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2031-05-01", "departure": "2031-05-03"}
+ANNOTATIONS = {
+    # tool: (readOnlyHint, destructiveHint, idempotentHint)
+    "hollowbrook_list_rooms": (True, False, True),
+    "hollowbrook_check_availability": (True, False, True),
+    "hollowbrook_create_booking": (False, False, True),
+    "hollowbrook_cancel_booking": (False, True, True),
+    "hollowbrook_charge": (False, False, True),
+    "read_object": (True, False, True),
+}
+
+
+@pytest.fixture
+def house() -> Iterator[HollowbrookHTTPServer]:
+    with running_hollowbrook() as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, house: HollowbrookHTTPServer) -> dict[str, str]:
+    """The environment of a ``skillhouse mcp`` whose store holds the published Hollowbrook release."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    database = open_database(url)
+    files = {p.name: p.read_text(encoding="utf-8") for p in HOLLOWBROOK.iterdir() if p.is_file()}
+    with database.transaction() as session:
+        token, _ = create_token(session, TENANT)
+        put_version(session, TENANT, "hollowbrook", "1.0.0", files)
+        validate_version(session, TENANT, "hollowbrook", "1.0.0")
+        publish_version(session, TENANT, "hollowbrook", "1.0.0")
+    database.dispose()
+    return {
+        "SKILLHOUSE_DATA_DIR": str(tmp_path),
+        "SKILLHOUSE_DATABASE_URL": url,
+        "SKILLHOUSE_RESOLVE": f"hollowbrook.local:8084=127.0.0.1:{house.port}",
+        "SKILLHOUSE_GUEST": "inprocess",
+        "SKILLHOUSE_TOKEN": "",
+        "TEST_TOKEN": token,
+    }
+
+
+@pytest.fixture
+def turn(env: dict[str, str]) -> Iterator[BoundTurn]:
+    bound = bind_turn(Settings.from_env(env), [SKILL], TENANT)
+    yield bound
+    bound.close()
+
+
+@asynccontextmanager
+async def in_memory(turn: BoundTurn) -> AsyncIterator[Client]:
+    server = mcp_server(TurnTools(turn.runner, turn.releases), "skillhouse", turn.instructions())
+    async with Client(server) as client:
+        yield client
+
+
+def answer(result: types.CallToolResult) -> dict[str, Any]:
+    """The guest's JSON: always the last text block (a notice may come first)."""
+    last = result.content[-1]
+    assert isinstance(last, types.TextContent)
+    decoded: dict[str, Any] = json.loads(last.text)
+    assert result.structured_content == decoded
+    return decoded
+
+
+def hints(tool: types.Tool) -> tuple[bool | None, bool | None, bool | None]:
+    assert tool.annotations is not None, tool.name
+    return tool.annotations.read_only_hint, tool.annotations.destructive_hint, tool.annotations.idempotent_hint
+
+
+def test_the_tools_are_the_bound_operations_with_hints_from_their_declarations(turn: BoundTurn) -> None:
+    async def listing() -> list[types.Tool]:
+        async with in_memory(turn) as client:
+            return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in anyio.run(listing)}
+    assert {name: hints(tool) for name, tool in tools.items()} == ANNOTATIONS
+    booking = tools["hollowbrook_create_booking"]
+    assert booking.input_schema["required"] == ["arrival", "departure", "guest_name", "room_id"]
+    assert booking.title == "Create booking"
+    assert all(t.annotations and t.annotations.open_world_hint for n, t in tools.items() if n != "read_object")
+
+
+def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_for_approval(
+    turn: BoundTurn, house: HollowbrookHTTPServer
+) -> None:
+    async def session() -> tuple[types.CallToolResult, ...]:
+        async with in_memory(turn) as client:
+            booked = await client.call_tool("hollowbrook_create_booking", BOOKING)
+            resent = await client.call_tool("hollowbrook_create_booking", BOOKING)
+            booking_id = json.loads(answer(booked)["body"])["booking_id"]
+            charge = {"booking_id": booking_id, "amount_cents": 19000, "description": "two nights"}
+            held = await client.call_tool("hollowbrook_charge", charge)
+            turn.gateway.approvals.decide(TENANT, answer(held)["error"]["approval_id"], approve=True, by="test")
+            charged = await client.call_tool("hollowbrook_charge", charge)
+            return booked, resent, held, charged
+
+    booked, resent, held, charged = anyio.run(session)
+    assert (booked.is_error, answer(booked)["status"]) == (False, 201)
+    assert answer(resent)["replayed"] is True and not resent.is_error
+    (booking,) = house.house.bookings()
+    assert json.loads(answer(resent)["body"])["booking_id"] == booking["booking_id"]
+
+    assert held.is_error and answer(held)["error"]["code"] == "approval-required"
+    notice = held.content[0]
+    assert isinstance(notice, types.TextContent) and answer(held)["error"]["approval_id"] in notice.text
+    assert (charged.is_error, answer(charged)["status"]) == (False, 201)
+    (charge,) = house.house.charges()
+    assert charge["booking_id"] == booking["booking_id"]
+
+
+def test_a_call_the_guest_refuses_is_an_error_result_and_nothing_is_sent(
+    turn: BoundTurn, house: HollowbrookHTTPServer
+) -> None:
+    async def session() -> types.CallToolResult:
+        async with in_memory(turn) as client:
+            return await client.call_tool("hollowbrook_create_booking", {"room_id": "two", "guest": "Ada"})
+
+    refused = anyio.run(session)
+    assert refused.is_error
+    error = answer(refused)["error"]
+    assert error["code"] == "invalid-arguments"
+    assert {v["problem"] for v in error["violations"]} == {"missing", "wrong-type", "unknown-property"}
+    assert house.received == []
+
+
+def test_read_object_gives_the_skill_documents_and_unknown_tools_are_protocol_errors(turn: BoundTurn) -> None:
+    async def session() -> tuple[types.CallToolResult, MCPError]:
+        async with in_memory(turn) as client:
+            rules = await client.call_tool("read_object", {"path": "skill/hollowbrook/house_rules.md"})
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("fetch_url", {"url": "http://hollowbrook.local:8084/rooms"})
+            return rules, refused.value
+
+    rules, refused = anyio.run(session)
+    assert not rules.is_error and "Dogs are welcome" in answer(rules)["ok"]
+    assert refused.code == types.INVALID_PARAMS
+
+
+def test_the_turn_is_recorded_and_its_calls_are_audited_under_it(turn: BoundTurn) -> None:
+    async def session() -> None:
+        async with in_memory(turn) as client:
+            await client.call_tool("hollowbrook_list_rooms", {})
+
+    anyio.run(session)
+    with turn.database.transaction() as db:
+        row = db.get(TurnRow, turn.turn_id)
+        audited = list(db.scalars(select(AuditRow).where(AuditRow.turn_id == turn.turn_id)))
+    assert row is not None and (row.tenant_id, row.profile) == (TENANT, "mcp")
+    assert [(r["skill"], r["version"]) for r in row.releases] == [("hollowbrook", "1.0.0")]
+    assert [(a.operation, a.decision, a.status) for a in audited] == [("hollowbrook.list_rooms", "allowed", 200)]
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "skillhouse.cli", "mcp", *args]
+
+
+def test_over_stdio_the_command_lists_the_tools_and_books_a_room(
+    env: dict[str, str], house: HollowbrookHTTPServer
+) -> None:
+    parameters = StdioServerParameters(command=sys.executable, args=command("--skill", SKILL, "--tenant", TENANT)[1:],
+                                       env={**os.environ, **env})
+
+    async def session() -> tuple[list[types.Tool], types.CallToolResult]:
+        with anyio.fail_after(30):
+            async with Client(parameters) as client:
+                tools = (await client.list_tools()).tools
+                return tools, await client.call_tool("hollowbrook_create_booking", BOOKING)
+
+    tools, booked = anyio.run(session)
+    assert {tool.name: hints(tool) for tool in tools} == ANNOTATIONS
+    assert (booked.is_error, answer(booked)["status"]) == (False, 201)
+    (booking,) = house.house.bookings()
+    assert json.loads(answer(booked)["body"])["booking_id"] == booking["booking_id"]
+
+
+@pytest.fixture
+def http_server(env: dict[str, str]) -> Iterator[str]:
+    """``skillhouse mcp --http 0`` in a process of its own; the URL it announces. It must stop cleanly."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read(stream: IO[str]) -> None:
+        for line in stream:
+            lines.put(line)
+
+    with subprocess.Popen(command("--skill", SKILL, "--tenant", TENANT, "--http", "0"), env={**os.environ, **env},
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        threading.Thread(target=read, args=(process.stderr,), daemon=True).start()
+        try:
+            banner = lines.get(timeout=30)
+            assert " at http://127.0.0.1:" in banner, banner
+            yield banner.rsplit(" at ", 1)[1].strip()
+        finally:
+            process.terminate()
+            assert process.wait(timeout=10) == 0
+
+
+def test_over_streamable_http_a_booking_and_its_resend_take_one_room(
+    http_server: str, house: HollowbrookHTTPServer
+) -> None:
+    async def session() -> tuple[list[types.Tool], types.CallToolResult, types.CallToolResult]:
+        with anyio.fail_after(30):
+            async with Client(http_server) as client:
+                tools = (await client.list_tools()).tools
+                booked = await client.call_tool("hollowbrook_create_booking", BOOKING)
+                resent = await client.call_tool("hollowbrook_create_booking", BOOKING)
+                return tools, booked, resent
+
+    tools, booked, resent = anyio.run(session)
+    assert {tool.name: hints(tool) for tool in tools} == ANNOTATIONS
+    assert answer(booked)["status"] == 201 and answer(resent)["replayed"] is True
+    assert len(house.house.bookings()) == 1
+    assert len([r for r in house.received if r["method"] == "POST"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--skill", "hollowbrook@9.9.9", "--tenant", TENANT], "not-found"),
+        (["--skill", "nosuch@1.0.0", "--tenant", TENANT], "not-found"),
+        (["--skill", "hollowbrook@1.0.0", "--tenant", "rival"], "not-found"),
+        (["--skill", "hollowbrook", "--tenant", TENANT], "invalid-skill"),
+        (["--skill", SKILL], "no-tenant"),
+        (["--skill", SKILL, "--tenant", TENANT, "--guest", "jvm"], "invalid-guest"),
+    ],
+)
+def test_a_turn_that_cannot_be_bound_exits_2_with_its_code_and_no_traceback(
+    env: dict[str, str], args: list[str], code: str
+) -> None:
+    result = CliRunner().invoke(app, ["mcp", *args], env=env)
+    assert result.exit_code == 2, result.output
+    assert f"error: {code}:" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_without_a_tenant_the_turn_is_the_tokens_tenant_and_a_bad_token_is_refused_by_its_code(
+    env: dict[str, str]
+) -> None:
+    bound = bind_turn(Settings.from_env(env), [SKILL], token=env["TEST_TOKEN"])
+    bound.close()
+    assert bound.tenant == TENANT
+    with pytest.raises(BindError) as refused:
+        bind_turn(Settings.from_env(env), [SKILL], token="not-a-token")
+    assert refused.value.code == "malformed-token"
