@@ -26,6 +26,8 @@ class Recorder:
 def handler_for(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        wbufsize = 65536
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

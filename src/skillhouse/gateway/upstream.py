@@ -97,7 +97,10 @@ class PinnedTransport(httpx.BaseTransport):
         core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
         try:
             response = self._pool.handle_request(core)
-            body = response.read()
+            try:
+                body = response.read()
+            finally:
+                response.close()  # hands the connection back to the pool
         except (httpcore.ConnectError, httpcore.ConnectTimeout, httpcore.PoolTimeout) as exc:
             raise NotSent(type(exc).__name__) from None
         except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError) as exc:
