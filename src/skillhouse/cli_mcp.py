@@ -157,7 +157,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         return 2
     # SIGTERM ends the server the way Ctrl-C does, so the turn's gateway and store are closed (uvicorn
     # re-raises the signal it caught once it has shut down, which lands here too)
-    signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         tools = TurnTools(turn.runner, turn.releases)
         server = mcp_server(tools, "skillhouse", turn.instructions())
@@ -181,6 +181,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
     except KeyboardInterrupt:
         return 0
     finally:
+        signal.signal(signal.SIGTERM, previous)
         turn.close()
 
 

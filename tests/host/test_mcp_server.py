@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -88,6 +89,14 @@ def turn(env: dict[str, str]) -> Iterator[BoundTurn]:
     bound.close()
 
 
+@pytest.fixture(params=["inprocess", "wasm"])
+def either_turn(request: pytest.FixtureRequest, env: dict[str, str]) -> Iterator[BoundTurn]:
+    """A turn whose guest runs in process or as the wasm component (built once into the test cache)."""
+    bound = bind_turn(Settings.from_env(env), [SKILL], TENANT, guest=str(request.param))
+    yield bound
+    bound.close()
+
+
 @asynccontextmanager
 async def in_memory(turn: BoundTurn) -> AsyncIterator[Client]:
     server = mcp_server(TurnTools(turn.runner, turn.releases), "skillhouse", turn.instructions())
@@ -123,8 +132,9 @@ def test_the_tools_are_the_bound_operations_with_hints_from_their_declarations(t
 
 
 def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_for_approval(
-    turn: BoundTurn, house: HollowbrookHTTPServer
+    either_turn: BoundTurn, house: HollowbrookHTTPServer
 ) -> None:
+    turn = either_turn
     async def session() -> tuple[types.CallToolResult, ...]:
         async with in_memory(turn) as client:
             booked = await client.call_tool("hollowbrook_create_booking", BOOKING)
@@ -256,23 +266,36 @@ def test_over_streamable_http_a_booking_and_its_resend_take_one_room(
 
 
 @pytest.mark.parametrize(
-    ("args", "code"),
+    ("args", "code", "changed"),
     [
-        (["--skill", "hollowbrook@9.9.9", "--tenant", TENANT], "not-found"),
-        (["--skill", "nosuch@1.0.0", "--tenant", TENANT], "not-found"),
-        (["--skill", "hollowbrook@1.0.0", "--tenant", "rival"], "not-found"),
-        (["--skill", "hollowbrook", "--tenant", TENANT], "invalid-skill"),
-        (["--skill", SKILL], "no-tenant"),
-        (["--skill", SKILL, "--tenant", TENANT, "--guest", "jvm"], "invalid-guest"),
+        (["--skill", "hollowbrook@9.9.9", "--tenant", TENANT], "not-found", {}),
+        (["--skill", "nosuch@1.0.0", "--tenant", TENANT], "not-found", {}),
+        (["--skill", "hollowbrook@1.0.0", "--tenant", "rival"], "not-found", {}),
+        (["--skill", "hollowbrook", "--tenant", TENANT], "invalid-skill", {}),
+        (["--skill", SKILL], "no-tenant", {}),
+        (["--skill", SKILL], "unknown-token", {"SKILLHOUSE_TOKEN": "skh_" + "x" * 43}),
+        (["--skill", SKILL, "--tenant", TENANT, "--guest", "jvm"], "invalid-guest", {}),
+        (["--skill", SKILL, "--tenant", TENANT], "invalid-settings", {"SKILLHOUSE_RESOLVE": "hollowbrook.local"}),
+        (["--skill", SKILL, "--tenant", TENANT], "database-unavailable", {"SKILLHOUSE_DATABASE_URL": "mysql://nowhere/db"}),
     ],
 )
 def test_a_turn_that_cannot_be_bound_exits_2_with_its_code_and_no_traceback(
-    env: dict[str, str], args: list[str], code: str
+    env: dict[str, str], args: list[str], code: str, changed: dict[str, str]
 ) -> None:
-    result = CliRunner().invoke(app, ["mcp", *args], env=env)
+    result = CliRunner().invoke(app, ["mcp", *args], env={**env, **changed})
     assert result.exit_code == 2, result.output
     assert f"error: {code}:" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_port_already_taken_exits_2_with_its_code(env: dict[str, str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["mcp", "--skill", SKILL, "--tenant", TENANT, "--http", str(port)], env=env)
+    assert result.exit_code == 2, result.output
+    assert "error: port-unavailable:" in result.output and "Traceback" not in result.output
 
 
 def test_without_a_tenant_the_turn_is_the_tokens_tenant_and_a_bad_token_is_refused_by_its_code(
