@@ -141,18 +141,28 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], listening: socket.socket) -> None:
-    """Serve streamable HTTP at ``/mcp`` on the bound, listening ``listening`` socket until cancelled.
+async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.Event | None = None) -> None:
+    """Serve streamable HTTP at ``/mcp`` on the bound, listening ``listening`` socket.
 
-    The caller binds the socket (``listening_socket``) so it knows the port, and can say so, before a
+    Until SIGINT or SIGTERM, or until ``stop`` is set (then it shuts down gracefully). The caller
+    binds the socket (:func:`listening_socket`) so it knows the port, and can say so, before a
     request arrives; connections made meanwhile wait in the backlog. DNS-rebinding protection is on.
     """
     import uvicorn
 
     host = listening.getsockname()[0]
     app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[listening])
+    http = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+
+    async def stop_when_told(event: anyio.Event) -> None:
+        await event.wait()
+        http.should_exit = True
+
+    async with anyio.create_task_group() as group:
+        if stop is not None:
+            group.start_soon(stop_when_told, stop)
+        await http.serve(sockets=[listening])
+        group.cancel_scope.cancel()
 
 
 def listening_socket(port: int, host: str = "127.0.0.1") -> socket.socket:
