@@ -733,3 +733,91 @@ def test_plain_documents_and_skill_level_gates_are_kept(make_package: PackageFac
         {"path": "rules.md", "text": "# Rules\n\nBe kind."},
     ]
     assert compiled.document["gates"] == [{"file": "payouts.md", "matches": "POST /payouts"}]
+
+
+def test_schema_form_takes_literal_text_around_one_path_parameter(make_package: PackageFactory) -> None:
+    """Real APIs write /Accounts/{Sid}.json; hand-written flat lists keep whole segments."""
+    pkg = make_package(
+        {
+            "fetch.md": """\
+            ---
+            operation:
+              method: GET
+              url: https://api.test/Accounts/{Sid}.json
+              schema: '{"type": "object", "properties": {}}'
+            ---
+            """,
+            "two.md": """\
+            ---
+            operation:
+              method: GET
+              url: https://api.test/files/{a}{b}
+              schema: '{"type": "object", "properties": {}}'
+            ---
+            """,
+        }
+    )
+    assert errors_of(pkg) == [("two.md", 4, "path-parameter")]
+    del_two = pkg / "two.md"
+    del_two.unlink()
+    op = compiled_ops(pkg)["fetch"]
+    assert op["arguments"] == [{"name": "Sid", "in": "path", "wire": "Sid"}]
+    assert op["schema"]["required"] == ["Sid"]
+
+
+def test_a_raw_body_is_one_string_payload_with_its_media_type(make_package: PackageFactory) -> None:
+    ok = make_package(
+        {
+            "cover.md": """\
+            ---
+            operation:
+              method: PUT
+              url: https://api.test/playlists/{id}/images
+              encoding: raw
+              payload: image
+              content_type: image/jpeg
+              schema: '{"type": "object", "required": ["image"], "properties": {"image": {"type": "string"}}}'
+            ---
+            Upload a cover.
+            """
+        },
+        name="ok",
+    )
+    op = compiled_ops(ok)["cover"]
+    assert (op["encoding"], op["payload"], op["content_type"]) == ("raw", "image", "image/jpeg")
+    bad = make_package(
+        {
+            "no_type.md": """\
+            ---
+            operation:
+              method: PUT
+              url: https://api.test/x
+              encoding: raw
+              payload: image
+              schema: '{"type": "object", "properties": {"image": {"type": "string"}}}'
+            ---
+            """,
+            "stray.md": """\
+            ---
+            operation:
+              method: POST
+              url: https://api.test/x
+              content_type: text/plain
+              schema: '{"type": "object", "properties": {"a": {"type": "string"}}}'
+            ---
+            """,
+            "not_string.md": """\
+            ---
+            operation:
+              method: PUT
+              url: https://api.test/x
+              encoding: raw
+              payload: n
+              content_type: text/plain
+              schema: '{"type": "object", "properties": {"n": {"type": "integer"}}}'
+            ---
+            """,
+        },
+        name="bad",
+    )
+    assert errors_of(bad) == [("no_type.md", 5, "invalid-operation"), ("not_string.md", 6, "invalid-operation"), ("stray.md", 5, "invalid-operation")]

@@ -422,3 +422,29 @@ def test_the_refusal_document_has_the_design_shape(hollowbrook: dict[str, Any]) 
     assert document["error"]["violations"] == [
         {"path": "$.min_guests", "problem": "wrong-type", "expected": "an integer, not a string"}
     ]
+
+
+def test_a_raw_payload_is_sent_as_it_is_under_its_media_type() -> None:
+    from skillhouse.guest.translation import build_request
+
+    operation = {
+        "method": "PUT",
+        "url": "https://api.test/playlists/{id}/images",
+        "arguments": [{"name": "id", "in": "path", "wire": "id"}, {"name": "image", "in": "body", "wire": "image"}],
+        "schema": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "image": {"type": "string"}},
+            "required": ["id", "image"],
+            "additionalProperties": False,
+        },
+        "encoding": "raw",
+        "payload": "image",
+        "content_type": "image/jpeg",
+        "headers": {},
+    }
+    assert build_request(operation, {"id": "p 1", "image": "/9j/4AAQ"}) == {
+        "method": "PUT",
+        "url": "https://api.test/playlists/p%201/images",
+        "headers": {"Content-Type": "image/jpeg"},
+        "body": "/9j/4AAQ",
+    }

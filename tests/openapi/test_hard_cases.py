@@ -166,12 +166,14 @@ def test_a_defective_operation_is_skipped_with_its_reason_and_the_rest_are_writt
     spec = openapi({
         "/ok": {"get": {"operationId": "ok"}},
         "/bad": {"get": {"operationId": "bad", "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}}}},
+        "/any": {"post": {"operationId": "any_image", "requestBody": {"required": True, "content": {"image/*": {"schema": {"type": "string"}}}}}},
         "/raw": {"post": {"operationId": "raw", "requestBody": {"required": True, "content": {"image/png": {"schema": {"type": "string"}}}}}},
     })
     result, ops = imported(spec)
-    assert sorted(ops) == ["ok"]
-    assert {o.name: o.status for o in result.report.outcomes} == {"ok": "written", "bad": "skipped", "raw": "skipped"}
-    assert result.report.totals() == {"operations": 3, "written": 1, "adapted": 0, "skipped": 2}
+    assert sorted(ops) == ["ok", "raw"]
+    assert {o.name: o.status for o in result.report.outcomes} == {"ok": "written", "bad": "skipped", "any_image": "skipped", "raw": "adapted"}
+    assert result.report.totals() == {"operations": 4, "written": 1, "adapted": 1, "skipped": 2}
+    assert (ops["raw"]["encoding"], ops["raw"]["content_type"]) == ("raw", "image/png")
 
 
 def test_a_discriminator_pins_each_branch_with_a_const() -> None:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 Location = Literal["path", "query", "header", "body"]
 LOCATIONS: tuple[Location, ...] = ("path", "query", "header", "body")
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
-ENCODINGS = ("json", "form", "multipart")
+ENCODINGS = ("json", "form", "multipart", "raw")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ class OperationDecl:
     approval: dict[str, Any] | None = None
     payload: str | None = None
     """An argument sent as the whole body (a body that is not an object), or ``None``."""
+    content_type: str | None = None
+    """With ``encoding: raw``: the media type of the payload, sent as it is (``image/jpeg``)."""
 
     def document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -74,4 +76,6 @@ class OperationDecl:
         }
         if self.payload is not None:
             doc["payload"] = self.payload
+        if self.content_type is not None:
+            doc["content_type"] = self.content_type
         return doc

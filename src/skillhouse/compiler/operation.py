@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, compact_size, expand_types
+from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import ENCODINGS, QUERY_STYLES, Argument, Location, OperationDecl
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
@@ -28,9 +26,13 @@ METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 NO_BODY = ("GET", "HEAD")
 ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PATH_SEGMENT_PARAM = re.compile(r"^\{([A-Za-z0-9_-]+)\}$")
+# Schema form (the wizard's, for real APIs) also takes literal text around the one parameter of a
+# segment, as in Twilio's /Accounts/{Sid}.json; the value is still encoded as a whole segment would be.
+_AFFIXED_SEGMENT_PARAM = re.compile(r"^[^{}]*\{([A-Za-z0-9_-]+)\}[^{}]*$")
 COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names"}
 FLAT_KEYS = COMMON_KEYS | {"body", "optional", "integer", "number", "boolean", "list"}
-SCHEMA_KEYS = COMMON_KEYS | {"schema", "payload"}
+SCHEMA_KEYS = COMMON_KEYS | {"schema", "payload", "content_type"}
+MEDIA_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\s*;\s*[A-Za-z0-9_-]+=[^;\r\n]+)*$")
 FLAT_ONLY = FLAT_KEYS - SCHEMA_KEYS
 TYPE_QUALIFIERS = ("integer", "number", "boolean")
 # A skill never carries credentials, and the transport owns framing headers.
@@ -38,21 +40,6 @@ FORBIDDEN_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "content-type", "content-length", "host"}
 )
 FILE_KEYS = ("operation", "approval")
-
-
-_METASCHEMA = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-
-
-def schema_problem(schema: Any) -> str | None:
-    """What is wrong with ``schema`` as a JSON Schema (Draft 2020-12), or ``None``."""
-    try:
-        error = best_match(_METASCHEMA.iter_errors(schema))
-    except RecursionError:
-        return "is nested too deeply"
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-    return f"at {where}: {error.message}"
 
 
 @dataclass
@@ -130,7 +117,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         method = "GET"
     method = method.upper()
     url = op.get("url")
-    path_params = _check_url(ctx, url)
+    path_params = _check_url(ctx, url, affixes=schema_form)
     if not isinstance(url, str):
         url = ""
 
@@ -149,6 +136,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     if built is None:
         return None
     schema, body, payload = built
+    content_type = _raw_body(ctx, op, encoding, schema, payload)
 
     sent = [n for n, _ in path_params] + [n for n, _ in query] + [n for n, _ in header] + body
     names = _mapping(ctx, op, "names")
@@ -226,6 +214,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         identity=tuple(sorted({n for n, _ in identity})),
         approval=approval,
         payload=payload,
+        content_type=content_type,
     )
 
 
@@ -389,7 +378,25 @@ def _schema_form(
     return out, body, payload if isinstance(payload, str) else None
 
 
-def _check_url(ctx: OperationContext, url: Any) -> list[tuple[str, int]]:
+def _raw_body(ctx: OperationContext, op: dict[str, Any], encoding: str, schema: dict[str, Any], payload: str | None) -> str | None:
+    """``encoding: raw``: one string ``payload`` sent as it is, under the declared ``content_type``."""
+    content_type = op.get("content_type")
+    if encoding != "raw":
+        if content_type is not None:
+            ctx.error(codes.INVALID_OPERATION, "content_type goes with 'encoding: raw' only", "operation", "content_type")
+        return None
+    if payload is None:
+        ctx.error(codes.INVALID_OPERATION, "'encoding: raw' sends the payload argument as it is; name it with payload:", "operation", "encoding")
+        return None
+    if schema["properties"].get(payload, {}).get("type") != "string":
+        ctx.error(codes.INVALID_OPERATION, f"the raw payload {payload!r} must be a string", "operation", "payload")
+    if not isinstance(content_type, str) or not MEDIA_TYPE.match(content_type):
+        ctx.error(codes.INVALID_OPERATION, "'encoding: raw' needs content_type: a media type such as image/jpeg", "operation", "encoding")
+        return None
+    return content_type
+
+
+def _check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
     if not isinstance(url, str) or not url:
         ctx.error(codes.INVALID_OPERATION, "url must be an absolute http(s) URL", "operation", "url")
         return []
@@ -410,11 +417,12 @@ def _check_url(ctx: OperationContext, url: Any) -> list[tuple[str, int]]:
     for segment in parts.path.split("/"):
         if "{" not in segment and "}" not in segment:
             continue
-        match = _PATH_SEGMENT_PARAM.match(segment)
+        match = (_AFFIXED_SEGMENT_PARAM if affixes else _PATH_SEGMENT_PARAM).match(segment)
         if match is None:
+            rule = "one parameter per segment" if affixes else "a path parameter must be a whole segment"
             ctx.error(
                 codes.PATH_PARAMETER,
-                f"path segment {segment!r}: a path parameter must be a whole segment, like /bookings/{{id}}",
+                f"path segment {segment!r}: {rule}, like /bookings/{{id}}",
                 "operation",
                 "url",
             )

@@ -15,6 +15,7 @@ from typing import Any
 import rfc8785
 
 from skillhouse.compiler.annotations import operation_annotations
+from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import OperationDecl
 from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
 from skillhouse.compiler.operation import (
@@ -22,7 +23,6 @@ from skillhouse.compiler.operation import (
     check_file_keys,
     compile_operation,
     parse_gate,
-    schema_problem,
 )
 from skillhouse.compiler.profiles import compatibility_report
 from skillhouse.skill import errors as codes

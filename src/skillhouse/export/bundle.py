@@ -105,7 +105,8 @@ def the_call(op: dict[str, Any]) -> str:
     body_args = [a for a in arguments if a["in"] == "body"]
     if body_args:
         encoding = op.get("encoding", "json")
-        lines += ["", f"The body is `{_CONTENT_TYPES.get(encoding, encoding)}`. An example:", ""]
+        media = op.get("content_type") if encoding == "raw" else _CONTENT_TYPES.get(encoding, encoding)
+        lines += ["", f"The body is `{media}`. An example:", ""]
         lines += ["```json" if encoding == "json" else "```", _example_body(op, body_args, properties, required), "```"]
     if op.get("identity"):
         lines += ["", "Repeating the call with the same " + ", ".join(f"`{n}`" for n in op["identity"]) + " does not act twice."]
@@ -126,6 +127,8 @@ def _example_body(op: dict[str, Any], body_args: list[dict[str, Any]], propertie
         value = {a["wire"]: example_value(properties.get(a["name"], {})) for a in chosen}
     if op.get("encoding", "json") == "json":
         return json.dumps(value, indent=2, ensure_ascii=False)
+    if op.get("encoding") == "raw":
+        return str(value)
     if isinstance(value, dict):
         return "\n".join(f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}" for k, v in value.items())
     return json.dumps(value, ensure_ascii=False)

@@ -55,24 +55,39 @@ def _segments(path: str) -> list[str]:
     return path.split("/")
 
 
+def _segment_parameter(pattern: str) -> tuple[str, str, str] | None:
+    """``prefix{name}suffix`` as (prefix, name, suffix); ``None`` for a literal segment."""
+    start, end = pattern.find("{"), pattern.rfind("}")
+    if start < 0 or end < start + 2:
+        return None
+    return pattern[:start], pattern[start + 1 : end], pattern[end + 1 :]
+
+
 def match_path(template: str, path: str) -> dict[str, str] | None:
-    """Path parameters if ``path`` fits ``template`` (a ``{name}`` is one non-empty segment)."""
+    """Path parameters if ``path`` fits ``template``.
+
+    A ``{name}`` fills one non-empty segment, or the part of one between a literal prefix and
+    suffix (``{Sid}.json``, which the compiler allows in schema form for APIs such as Twilio's).
+    """
     wanted, got = _segments(template), _segments(path)
     if len(wanted) != len(got):
         return None
     params: dict[str, str] = {}
     for pattern, segment in zip(wanted, got, strict=True):
-        if pattern.startswith("{") and pattern.endswith("}") and len(pattern) > 2:
-            if not segment:
+        parameter = _segment_parameter(pattern)
+        if parameter is None:
+            if pattern != segment:
                 return None
-            params[pattern[1:-1]] = unquote(segment)
-        elif pattern != segment:
+            continue
+        prefix, name, suffix = parameter
+        if len(segment) <= len(prefix) + len(suffix) or not segment.startswith(prefix) or not segment.endswith(suffix):
             return None
+        params[name] = unquote(segment[len(prefix) : len(segment) - len(suffix)])
     return params
 
 
 def _literal_count(template: str) -> int:
-    return sum(1 for s in _segments(template) if not s.startswith("{"))
+    return sum(1 for s in _segments(template) if _segment_parameter(s) is None)
 
 
 def _template_target(url: str) -> Target:

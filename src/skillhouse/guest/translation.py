@@ -93,7 +93,10 @@ def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str,
     fields = _body_fields(operation, by_location["body"], arguments)
     if method not in NO_BODY and fields is not None:
         encoding = operation.get("encoding") or "json"
-        if encoding == "multipart":
+        if encoding == "raw":
+            # a string payload sent as it is, under the media type the operation declares
+            body, content_type = str(arguments[operation["payload"]]), str(operation["content_type"])
+        elif encoding == "multipart":
             body, content_type = _multipart(fields)
         elif encoding == "form":
             body, content_type = _form(fields), _CONTENT_TYPES["form"]

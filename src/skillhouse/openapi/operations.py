@@ -35,6 +35,7 @@ class BuiltOperation:
     style: dict[str, str] = field(default_factory=dict)
     encoding: str = "json"
     payload: str | None = None
+    content_type: str | None = None
     notes: list[str] = field(default_factory=list)
 
     def block(self) -> dict[str, Any]:
@@ -48,6 +49,8 @@ class BuiltOperation:
             out["encoding"] = self.encoding
         if self.payload is not None:
             out["payload"] = self.payload
+        if self.content_type is not None:
+            out["content_type"] = self.content_type
         return out
 
 
@@ -128,6 +131,7 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
             required.append(name)
     if body is not None:
         built.encoding = body.encoding
+        built.content_type = body.content_type
         if body.payload is not None:
             name = unique_argument("body", "body", taken)
             built.payload = name

@@ -49,6 +49,8 @@ class Body:
     payload: Any = None
     """The schema of a body that is not an object with properties."""
     required: bool = False
+    content_type: str | None = None
+    """The media type of a ``raw`` body."""
 
 
 def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], doc: str, notes: list[str]) -> list[dict[str, Any]]:
@@ -156,7 +158,23 @@ def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[dict[str, 
         return None
     encoding, media = chosen
     schema = conv.convert(media.get("schema", {}) if isinstance(media, dict) else {}, body_doc)
+    if encoding == "raw":
+        return _raw_body(conv, schema, media_types, required, notes)
     return _split_body(conv, schema, encoding, required, notes)
+
+
+def _raw_body(conv: SchemaConverter, schema: Any, media_types: dict[str, Any], required: bool, notes: list[str]) -> Body:
+    """A body in a media type other than JSON or forms (``image/jpeg``, ``text/plain``): one string sent as is."""
+    media_type = next(m for m in media_types if "/" in m and "*" not in m)
+    view = conv.type_of(schema)
+    described = view.get("description") if isinstance(view, dict) else None
+    payload: dict[str, Any] = {"type": "string"}
+    if isinstance(described, str) and described:
+        payload["description"] = described
+    if isinstance(view, dict) and view.get("format") == "binary":
+        notes.append(f"{media_type} body is sent as text (binary upload is not supported yet)")
+    notes.append(f"body sent as {media_type} text")
+    return Body("raw", [], payload, required, media_type)
 
 
 def _choose(media_types: dict[str, Any]) -> tuple[str, Any] | None:
@@ -165,6 +183,7 @@ def _choose(media_types: dict[str, Any]) -> tuple[str, Any] | None:
         (lambda m: m == "application/x-www-form-urlencoded", "form"),
         (lambda m: m.startswith("multipart/"), "multipart"),
         (lambda m: m in ("*/*", "application/*", "text/json"), "json"),
+        (lambda m: "/" in m and "*" not in m, "raw"),
     ):
         for media_type, media in media_types.items():
             if test(media_type):
