@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from tests.conftest import CORPUS
 
 from skillhouse.compiler.metaschema import schema_problem
-from tests.conftest import CORPUS
 
 EXAMPLES = 3000 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 400
 
