@@ -9,6 +9,7 @@ and the guest runs in the runner the settings choose. Every problem before servi
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import signal
@@ -139,8 +140,6 @@ def _bind(database: Database, settings: Settings, wanted: list[tuple[str, str]],
 
 def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None) -> int:
     """The command: bind, announce on stderr, serve until the client leaves or Ctrl-C; the exit status."""
-    import os
-
     import anyio
 
     from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
@@ -158,6 +157,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
     # SIGTERM ends the server the way Ctrl-C does, so the turn's gateway and store are closed (uvicorn
     # re-raises the signal it caught once it has shut down, which lands here too)
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous_interrupt = signal.getsignal(signal.SIGINT)
     try:
         tools = TurnTools(turn.runner, turn.releases)
         server = mcp_server(tools, "skillhouse", turn.instructions())
@@ -165,6 +165,12 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         if http_port is None:
             print(f"skillhouse mcp: turn {turn.turn_id} ({turn.tenant}): {len(tools.definitions)} tools of {names} on stdio",
                   file=sys.stderr, flush=True)
+            # the stdio transport reads stdin in a worker thread that no signal unblocks, so an
+            # orderly shutdown would wait for a line that never comes: on a signal, leave at once.
+            # Nothing is lost: the gateway's state is in the store, and a request cut off mid-flight
+            # leaves its idempotency key unresolved, never resent.
+            signal.signal(signal.SIGTERM, _leave)
+            signal.signal(signal.SIGINT, _leave)
             anyio.run(serve_stdio, server)
             return 0
         try:
@@ -180,10 +186,19 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         return 0
     except KeyboardInterrupt:
         return 0
+    except BaseExceptionGroup as group:  # an interrupt that reached a task group comes out wrapped
+        if group.split(KeyboardInterrupt)[1] is None:
+            return 0
+        raise
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_interrupt)
         turn.close()
 
 
 def _interrupt(_signal: int, _frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+def _leave(_signal: int, _frame: Any) -> None:
+    os._exit(0)

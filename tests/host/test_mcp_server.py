@@ -225,6 +225,15 @@ def test_over_stdio_the_command_lists_the_tools_and_books_a_room(
     assert json.loads(answer(booked)["body"])["booking_id"] == booking["booking_id"]
 
 
+def test_over_stdio_a_terminated_server_stops_at_once_with_status_0(env: dict[str, str]) -> None:
+    with subprocess.Popen(command("--skill", SKILL, "--tenant", TENANT), env={**os.environ, **env}, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        assert " on stdio" in process.stderr.readline()
+        process.terminate()  # stdin stays open: the server must not wait for it
+        assert process.wait(timeout=10) == 0
+
+
 @pytest.fixture
 def http_server(env: dict[str, str]) -> Iterator[str]:
     """``skillhouse mcp --http 0`` in a process of its own; the URL it announces. It must stop cleanly."""

@@ -158,9 +158,13 @@ async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.
         await event.wait()
         http.should_exit = True
 
+    if stop is None:
+        # no task group around it: the signal uvicorn re-raises after shutting down must reach the
+        # caller as itself (Ctrl-C), not wrapped in an exception group
+        await http.serve(sockets=[listening])
+        return
     async with anyio.create_task_group() as group:
-        if stop is not None:
-            group.start_soon(stop_when_told, stop)
+        group.start_soon(stop_when_told, stop)
         await http.serve(sockets=[listening])
         group.cancel_scope.cancel()
 
