@@ -155,6 +155,8 @@ def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_
     assert held.is_error and answer(held)["error"]["code"] == "approval-required"
     notice = held.content[0]
     assert isinstance(notice, types.TextContent) and answer(held)["error"]["approval_id"] in notice.text
+    approval = turn.gateway.approvals.get(TENANT, answer(held)["error"]["approval_id"])
+    assert (approval.turn_id, approval.operation, approval.state) == (turn.turn_id, "hollowbrook.charge", "used")
     assert (charged.is_error, answer(charged)["status"]) == (False, 201)
     (charge,) = house.house.charges()
     assert charge["booking_id"] == booking["booking_id"]
