@@ -258,12 +258,13 @@ def http_server(env: dict[str, str]) -> Iterator[str]:
             assert process.wait(timeout=10) == 0
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28 per-request envelopes; the initialize handshake
 def test_over_streamable_http_a_booking_and_its_resend_take_one_room(
-    http_server: str, house: HollowbrookHTTPServer
+    http_server: str, house: HollowbrookHTTPServer, mode: str
 ) -> None:
     async def session() -> tuple[list[types.Tool], types.CallToolResult, types.CallToolResult]:
         with anyio.fail_after(30):
-            async with Client(http_server) as client:
+            async with Client(http_server, mode=mode) as client:
                 tools = (await client.list_tools()).tools
                 booked = await client.call_tool("hollowbrook_create_booking", BOOKING)
                 resent = await client.call_tool("hollowbrook_create_booking", BOOKING)
