@@ -98,8 +98,9 @@ class TurnTools:
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
         """Run tool ``name`` through the guest; an unknown name is a protocol error (invalid params)."""
         if name not in self._schemas:
+            # a tool whose name holds the asked one first: `create_booking` finds `hollowbrook_create_booking`
             nearest = sorted(self._schemas, key=lambda offered: (name not in offered, offered))[:3]
-            raise MCPError(types.INVALID_PARAMS, f"no tool {name!r} in this turn; offered: {', '.join(nearest)}")
+            raise MCPError(types.INVALID_PARAMS, f"no tool {name!r} in this turn; nearest: {', '.join(nearest)}")
         answer = json.loads(self.runner.call_tool(name, json.dumps(dict(arguments or {}), ensure_ascii=False)))
         return call_result(outcome_of(answer))
 
