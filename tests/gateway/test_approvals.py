@@ -90,11 +90,17 @@ def test_an_expired_approval_is_refused_and_does_not_run(
     gateway.close()
 
 
-def test_a_denied_request_does_not_run(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
+def test_a_denied_request_does_not_run_and_its_retry_is_refused_not_held_again(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
     approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
     assert gateway.approvals.decide(turn.tenant, approval_id, approve=False, by="ops").state == "denied"
-    assert gateway.fetch(turn, charge())["error"]["code"] == "approval-required"
+    retried = gateway.fetch(turn, charge())["error"]
+    assert (retried["code"], retried["approval_id"]) == ("approval-denied", approval_id)
+    assert [a.id for a in gateway.approvals.list(turn.tenant)] == [approval_id]
     assert upstream.recorder.charges == []
+    # a different request is a different question
+    assert gateway.fetch(turn, charge(amount=100))["error"]["code"] == "approval-required"
 
 
 def test_another_tenant_cannot_see_or_decide_an_approval(gateway: Gateway, turn: TurnContext) -> None:

@@ -4,7 +4,8 @@ Lifecycle: ``pending`` → ``approved`` | ``denied`` | ``expired``; ``approved``
 or ``expired``. Every transition is one conditional ``UPDATE ... WHERE state = <expected>``, so two
 identical requests racing on one approval cannot both run it, in one process or many. A request that
 differs in anything has a different commitment and so needs an approval of its own; a used approval
-is never used again (the identical request asks for a new approval).
+is never used again (the identical request asks for a new approval). A denied request stays refused
+(``approval-denied``) until its approval expires: retrying it does not open a new question.
 """
 
 from __future__ import annotations
@@ -76,7 +77,10 @@ class ApprovalStore:
     def use_or_hold(
         self, tenant: str, turn_id: str | None, operation: str | None, reason: str, canonical: Mapping[str, Any], commitment: str
     ) -> tuple[bool, str]:
-        """``(True, id)`` when an approval for exactly this request was used now; else ``(False, id)`` held."""
+        """``(True, id)`` when an approval for exactly this request was used now; else ``(False, id)`` held.
+
+        A denied, unexpired approval of exactly this request refuses it (``approval-denied``).
+        """
         now = self.clock()
         with self.database.transaction() as session:
             rows = list(
@@ -84,10 +88,17 @@ class ApprovalStore:
                     select(ApprovalRow).where(
                         ApprovalRow.tenant_id == tenant,
                         ApprovalRow.commitment == commitment,
-                        ApprovalRow.state.in_(("approved", "pending")),
+                        ApprovalRow.state.in_(("approved", "pending", "denied")),
                         ApprovalRow.expires_at > now,
                     ).order_by(ApprovalRow.created_at)
                 )
+            )
+        denied = next((row for row in rows if row.state == "denied"), None)
+        if denied is not None:
+            # a person said no to exactly this request: asking again must not reopen the question
+            raise ApprovalError(
+                f"approval {denied.id} was denied; this exact request is refused until it expires",
+                code="approval-denied", approval_id=denied.id,
             )
         for row in rows:
             if row.state == "approved" and self._transition(tenant, row.id, "approved", state="used", used_at=now):

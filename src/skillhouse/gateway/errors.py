@@ -6,7 +6,8 @@
     ├── InvalidRequest                ``invalid-request``: the request itself is malformed
     ├── EgressRefused                 ``egress-refused``: host not allowed or address not public
     ├── ApprovalRequired              ``approval-required``: a signal, not a failure (``approval_id``)
-    ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``
+    ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``,
+    │                                 ``approval-denied``
     ├── IdempotencyConflict           ``idempotency-conflict``: a duplicate still in flight
     ├── IdempotencyMismatch           ``idempotency-mismatch``: same identity, different payload
     ├── UpstreamUnresolved            ``upstream-unresolved``: sent, outcome unknown; never resent

@@ -112,7 +112,7 @@ class Gateway:
         try:
             return self._decide(turn, call)
         except GatewayError as refusal:
-            decision = {"approval-required": "held", "egress-refused": "refused"}.get(refusal.code, "error")
+            decision = {"approval-required": "held", "egress-refused": "refused", "approval-denied": "refused"}.get(refusal.code, "error")
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
 
