@@ -54,7 +54,7 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
         violations = validate(operation["schema"], arguments)
         if isinstance(arguments, dict):
             violations += _path_violations(operation, arguments)
-        if _has_non_finite(arguments):
+        if _floats_in(arguments) == _NON_FINITE:
             violations += _non_finite(arguments, "$")
     except RecursionError:
         violations = [Violation("$", "too-deep", "arguments nested less deeply")]
@@ -66,6 +66,9 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
 def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """The request for ``arguments``, which must already be valid for the operation's schema."""
     method = str(operation["method"]).upper()
+    if _floats_in(arguments) != _NO_FLOATS:
+        # whole floats print as integers (2, not 2.0); done once here, so encoders need not
+        arguments = normalized(arguments)
     by_location: dict[str, list[dict[str, Any]]] = {"path": [], "query": [], "header": [], "body": []}
     for argument in operation["arguments"]:
         by_location[argument["in"]].append(argument)
@@ -130,14 +133,21 @@ def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> li
     return out
 
 
-def _has_non_finite(value: Any) -> bool:
+_NO_FLOATS, _FINITE, _NON_FINITE = 0, 1, 2
+
+
+def _floats_in(value: Any) -> int:
+    """Whether ``value`` holds floats (which need normalizing) and whether any is NaN or infinite."""
     if isinstance(value, float):
-        return not math.isfinite(value)
+        return _FINITE if math.isfinite(value) else _NON_FINITE
+    found = _NO_FLOATS
     if isinstance(value, list):
-        return any(_has_non_finite(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_non_finite(v) for v in value.values())
-    return False
+        for item in value:
+            found = max(found, _floats_in(item))
+    elif isinstance(value, dict):
+        for item in value.values():
+            found = max(found, _floats_in(item))
+    return found
 
 
 def _non_finite(value: Any, path: str) -> list[Violation]:
@@ -157,10 +167,10 @@ def _body_fields(
     """The body value before encoding, or ``None`` when there is no body."""
     payload = operation.get("payload")
     if payload is not None:
-        return normalized(arguments[payload]) if payload in arguments else None
+        return arguments.get(payload)
     if not body_args:
         return None
-    return {a["wire"]: normalized(arguments[a["name"]]) for a in body_args if a["name"] in arguments}
+    return {a["wire"]: arguments[a["name"]] for a in body_args if a["name"] in arguments}
 
 
 def normalized(value: Any) -> Any:
@@ -176,9 +186,9 @@ def normalized(value: Any) -> Any:
 
 def json_text(value: Any) -> str:
     """Compact JSON with sorted keys: the same value always gives the same bytes."""
-    return json.dumps(
-        normalized(value), ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
-    )
+    if _floats_in(value) != _NO_FLOATS:
+        value = normalized(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
 
 def scalar_text(value: Any) -> str:
