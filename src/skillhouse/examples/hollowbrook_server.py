@@ -90,6 +90,10 @@ class HollowbrookHandler(BaseHTTPRequestHandler):
     """One request: route it, answer JSON, turn every refusal into a 4xx with a code."""
 
     protocol_version = "HTTP/1.1"
+    # Headers and body leave in one write with Nagle off; otherwise a kept-alive connection waits
+    # for the client's delayed ACK (about 40 ms) between them on every response.
+    disable_nagle_algorithm = True
+    wbufsize = -1
     server: HollowbrookHTTPServer
     _body = b""
 
