@@ -7,6 +7,11 @@
 ``SKILLHOUSE_SECRET_KEY``    key that encrypts stored credentials (urlsafe base64, 32 bytes)
 ``SKILLHOUSE_MODEL``         ``scripted``, ``openai:MODEL`` or ``anthropic:MODEL`` for the agent loop
 ``SKILLHOUSE_CONSOLE_SECRET`` key that signs web console sessions; default a random key per process
+``SKILLHOUSE_PRIVATE_HOSTS`` ``host[:port],...`` the gateway may reach at private addresses
+``SKILLHOUSE_KEY_LEASE_SECONDS``   how long a request holding an idempotency key may take (default 45)
+``SKILLHOUSE_KEY_WAIT_SECONDS``    how long a duplicate in flight waits before 409 (default 10)
+``SKILLHOUSE_KEY_TTL_SECONDS``     how long a finished idempotency key answers duplicates (default 86400)
+``SKILLHOUSE_APPROVAL_TTL_SECONDS`` how long an approval stays decidable and usable (default 86400)
 """
 
 from __future__ import annotations
@@ -38,6 +43,20 @@ def parse_resolve(spec: str) -> dict[tuple[str, int], str]:
     return table
 
 
+def parse_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from ``env[name]``, or ``default`` when unset."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, read once."""
@@ -50,6 +69,16 @@ class Settings:
     model: str = "scripted"
     console_secret: str = field(default_factory=lambda: _PROCESS_CONSOLE_SECRET)
     """Signs console session cookies; a per-process random key means sessions end at restart."""
+    private_hosts: frozenset[str] = frozenset()
+    """Hosts (``host`` or ``host:port``) the gateway may reach although they resolve to private addresses."""
+    key_lease_seconds: float = 45.0
+    """How long a request holding an idempotency key may take before its outcome counts as unknown."""
+    key_wait_seconds: float = 10.0
+    """How long a duplicate of a request still in flight waits for its answer before ``409``."""
+    key_ttl_seconds: float = 24 * 3600.0
+    """How long a finished idempotency key keeps answering duplicates with the stored response."""
+    approval_ttl_seconds: float = 24 * 3600.0
+    """How long an approval can be decided and, once approved, used."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -67,4 +96,9 @@ class Settings:
             secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,
             model=env.get("SKILLHOUSE_MODEL", "scripted"),
             **({"console_secret": env["SKILLHOUSE_CONSOLE_SECRET"]} if env.get("SKILLHOUSE_CONSOLE_SECRET") else {}),
+            private_hosts=frozenset(h.strip().lower() for h in env.get("SKILLHOUSE_PRIVATE_HOSTS", "").split(",") if h.strip()),
+            key_lease_seconds=parse_seconds(env, "SKILLHOUSE_KEY_LEASE_SECONDS", 45.0),
+            key_wait_seconds=parse_seconds(env, "SKILLHOUSE_KEY_WAIT_SECONDS", 10.0),
+            key_ttl_seconds=parse_seconds(env, "SKILLHOUSE_KEY_TTL_SECONDS", 24 * 3600.0),
+            approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
         )

@@ -8,12 +8,20 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from skillhouse.api import console, routes_runtime, routes_skills, routes_tokens
+from skillhouse.api import (
+    console,
+    routes_approvals,
+    routes_credentials,
+    routes_runtime,
+    routes_skills,
+    routes_tokens,
+    routes_turns,
+)
 from skillhouse.api.errors import install_error_handlers
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
-ROUTERS = (routes_skills, routes_tokens, routes_runtime, console)
+ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials, console)
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:

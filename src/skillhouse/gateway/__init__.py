@@ -3,6 +3,7 @@
 from skillhouse.gateway.approvals import Approval, ApprovalStore
 from skillhouse.gateway.audit import AuditLog
 from skillhouse.gateway.credentials import Binding, CredentialStore
+from skillhouse.gateway.deployment import gateway_config, make_gateway
 from skillhouse.gateway.egress import EgressDecision, EgressPolicy, Resolver, decide_egress, parse_target
 from skillhouse.gateway.errors import GatewayError
 from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy
@@ -30,5 +31,7 @@ __all__ = [
     "TurnContext",
     "UpstreamClient",
     "decide_egress",
+    "gateway_config",
+    "make_gateway",
     "parse_target",
 ]

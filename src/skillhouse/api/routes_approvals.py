@@ -1,0 +1,86 @@
+"""``/v1/approvals``: the held requests of the calling tenant, and a person's decision on each.
+
+An approval shows the canonical request it holds (method, URL, the guest's headers, body; never a
+credential, which the gateway injects only after a decision lets the request leave), its commitment
+(SHA-256 of that request's RFC 8785 form), its state and its expiry. Deciding is one conditional
+update in the gateway's :class:`~skillhouse.gateway.ApprovalStore`, so a decision counts once: a
+second decision, or one after expiry, answers 409. Another tenant's approval answers 404.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, Field
+
+from skillhouse.api.deps import TenantDep
+from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
+from skillhouse.gateway import Approval, GatewayError
+
+router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
+
+State = Literal["pending", "approved", "denied", "used", "expired"]
+ApprovalId = Annotated[str, Path(pattern=r"^apr_[A-Za-z0-9_-]{1,40}$", description="The approval's id (`apr_...`).")]
+
+
+class ApprovalOut(BaseModel):
+    """A held request and what became of it."""
+
+    id: str
+    turn_id: str | None = Field(description="The turn whose call was held.")
+    operation: str | None = Field(description="The matched operation (`skill.operation`), if any.")
+    reason: str = Field(description="Why the request is gated (the skill's or tenant's gate reason).")
+    request: dict[str, Any] = Field(description="The canonical request the approval is bound to (no credentials).")
+    commitment: str = Field(description="`sha256:` of the canonical request's RFC 8785 JSON.")
+    state: State
+    created_at: float = Field(description="Epoch seconds.")
+    expires_at: float = Field(description="Epoch seconds; after this the approval can be neither decided nor used.")
+    decided_by: str | None
+
+
+class ApprovalList(BaseModel):
+    data: list[ApprovalOut]
+
+
+def _out(approval: Approval) -> ApprovalOut:
+    return ApprovalOut.model_validate(approval.document())
+
+
+@router.get("", responses=gateway_responses())
+def list_approvals(
+    tenant: TenantDep,
+    gateway: GatewayDep,
+    state: Annotated[State | None, Query(description="Only approvals in this state.")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> ApprovalList:
+    """The calling tenant's approvals, newest first."""
+    return ApprovalList(data=[_out(a) for a in gateway.approvals.list(tenant.id, state, limit)])
+
+
+@router.get("/{approval_id}", responses=gateway_responses(404))
+def get_approval(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+    """One approval: the exact request it holds, its commitment, state and expiry."""
+    try:
+        return _out(gateway.approvals.get(tenant.id, approval_id))
+    except GatewayError as exc:
+        raise api_error(exc) from None
+
+
+def _decide(gateway: GatewayDep, tenant: str, approval_id: str, approve: bool) -> ApprovalOut:
+    try:
+        return _out(gateway.approvals.decide(tenant, approval_id, approve, by=f"api (tenant {tenant})"[:200]))
+    except GatewayError as exc:
+        raise api_error(exc) from None
+
+
+@router.post("/{approval_id}/approve", responses=gateway_responses(404, 409))
+def approve(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+    """Approve a pending request: the identical request then runs once (409 unless pending)."""
+    return _decide(gateway, tenant.id, approval_id, approve=True)
+
+
+@router.post("/{approval_id}/deny", responses=gateway_responses(404, 409))
+def deny(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+    """Deny a pending request: it never runs, and retrying it answers ``approval-denied``."""
+    return _decide(gateway, tenant.id, approval_id, approve=False)

@@ -1,0 +1,132 @@
+"""``/v1/turns``: bind skill versions into a turn, read it, and run its tool calls.
+
+A turn binds published releases (the tenant's own or the built-ins it does not shadow) and offers
+their operations as tools in one provider profile's wire format. A call runs through a fresh guest
+and the gateway (:func:`skillhouse.host.calls.run_call`) and answers exactly what the guest answers:
+the upstream response (``replayed`` when the idempotency key answered), a refusal of the arguments,
+or the gateway's refusal or signal (``approval-required`` with its id, ``approval-denied``). Those
+are answers to the model, so they come with 200; only a problem with the API request itself (an
+unknown turn, a malformed body) is an HTTP error. Another tenant's turn answers 404.
+
+No database session is held across a call: the gateway runs its own short transactions, and on
+SQLite an open write transaction would hold the lock the gateway needs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillhouse.api.bodies import SKILL_PATTERN, VERSION_PATTERN, Profile
+from skillhouse.api.deps import DatabaseDep, SettingsDep, TenantDep
+from skillhouse.api.errors import ApiError
+from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
+
+router = APIRouter(prefix="/v1/turns", tags=["turns"])
+
+TurnId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$", description="The turn's id (`turn_...`).")]
+
+
+class SkillRef(BaseModel):
+    """A skill version to bind: a published release of the tenant, or a built-in."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=SKILL_PATTERN, max_length=64, description="The skill's name (`hollowbrook`).")
+    version: str = Field(pattern=VERSION_PATTERN, max_length=64, description="The release's version (`1.0.0`).")
+
+
+class TurnCreate(BaseModel):
+    """Body of ``POST /v1/turns``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skills: list[SkillRef] = Field(min_length=1, max_length=MAX_SKILLS, description="The skill versions to bind.")
+    profile: Profile = Field(default="openai", description="The provider whose wire format the tools are in.")
+
+
+class BoundRelease(BaseModel):
+    skill: str
+    version: str
+    digest: str = Field(description="The bound release's digest: the turn uses exactly this document.")
+
+
+class TurnOut(BaseModel):
+    """A bound turn and its tools."""
+
+    id: str
+    tenant: str
+    profile: Profile
+    releases: list[BoundRelease]
+    tools: list[dict[str, Any]] = Field(description="The turn's tools in the profile's wire format.")
+    created_at: float = Field(description="Epoch seconds.")
+
+
+class CallIn(BaseModel):
+    """Body of ``POST /v1/turns/{id}/calls``: one tool call as the model made it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(min_length=1, max_length=256, description="The tool's name as the turn offered it.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The call's arguments (a JSON object).")
+
+
+class CallError(BaseModel):
+    """A refusal or signal: ``invalid-arguments`` (with violations), ``approval-required`` (with
+    ``approval_id``), ``approval-denied``, ``egress-refused``, ``idempotency-conflict``, ..."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+
+
+class CallAnswer(BaseModel):
+    """Exactly what the guest answered: a response (``status``, ``headers``, ``body``, ``replayed``)
+    or an ``error``; other tools' answers (``read_object``'s ``ok``) pass through as they are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: int | None = Field(default=None, description="The upstream's HTTP status.")
+    headers: dict[str, str] | None = None
+    body: str | None = Field(default=None, description="The upstream's body, secrets redacted.")
+    replayed: bool | None = Field(default=None, description="True: the stored answer of an identical earlier request.")
+    error: CallError | None = None
+
+
+def _out(turn: Turn) -> TurnOut:
+    return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,  # type: ignore[arg-type]
+                   releases=[BoundRelease(**entry) for entry in turn.bound()], tools=turn.tools(),
+                   created_at=turn.created_at)
+
+
+@router.post("", status_code=201, responses=gateway_responses())
+def create_turn(body: TurnCreate, tenant: TenantDep, database: DatabaseDep) -> TurnOut:
+    """Bind skill versions for the calling tenant; the turn's id and its tools for ``profile``."""
+    with database.transaction() as session:
+        turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile)
+    return _out(turn)
+
+
+@router.get("/{turn_id}", responses=gateway_responses(404))
+def get_turn(turn_id: TurnId, tenant: TenantDep, database: DatabaseDep) -> TurnOut:
+    """One of the calling tenant's turns, with its tools (another tenant's answers 404)."""
+    with database.transaction() as session:
+        return _out(load_turn(session, tenant.id, turn_id))
+
+
+@router.post("/{turn_id}/calls", response_model_exclude_unset=True, responses=gateway_responses(404))
+def call_tool(turn_id: TurnId, body: CallIn, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+              settings: SettingsDep) -> CallAnswer:
+    """Run one tool call through the guest and the gateway; the guest's answer, whatever it is."""
+    with database.transaction() as session:
+        turn = load_turn(session, tenant.id, turn_id)
+    try:
+        answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, settings.guest)
+    except GuestUnavailable as exc:
+        raise ApiError(503, exc.code, str(exc)) from None
+    return CallAnswer.model_validate(answer)

@@ -1,0 +1,33 @@
+"""The gateway a deployment runs: :func:`make_gateway` maps :class:`~skillhouse.settings.Settings` to it.
+
+One place decides how the environment shapes the gateway (fixed resolution, hosts open to private
+addresses, the credential key, idempotency lease/wait/expiry and approval expiry), so the API, the
+MCP command and the CLI build the same gateway from the same settings.
+"""
+
+from __future__ import annotations
+
+from skillhouse.gateway.idempotency import KeyPolicy
+from skillhouse.gateway.pipeline import Gateway, GatewayConfig
+from skillhouse.settings import Settings
+from skillhouse.store.database import Database
+
+
+def gateway_config(settings: Settings) -> GatewayConfig:
+    """The gateway's configuration for ``settings``."""
+    keys = KeyPolicy(
+        lease_seconds=settings.key_lease_seconds,
+        wait_seconds=settings.key_wait_seconds,
+        ttl_seconds=settings.key_ttl_seconds,
+    )
+    return GatewayConfig(
+        resolve=dict(settings.resolve),
+        private_hosts=settings.private_hosts,
+        keys=keys,
+        approval_ttl_seconds=settings.approval_ttl_seconds,
+    )
+
+
+def make_gateway(settings: Settings, database: Database) -> Gateway:
+    """A gateway over ``database`` configured by ``settings`` (the caller closes it)."""
+    return Gateway(database, gateway_config(settings), secret_key=settings.secret_key)

@@ -1,0 +1,57 @@
+"""One tool call of a bound turn: the guest validates and translates it, the gateway decides and sends.
+
+:func:`run_call` is what ``POST /v1/turns/{id}/calls`` and ``/api/runtime/tools/execute`` run (and
+what any other front end of a stored turn may run): a fresh guest of the chosen runner kind over a
+:class:`~skillhouse.host.turn.TurnHost` whose ``fetch_url`` is the gateway, for the turn's tenant
+and id and the release documents it bound. The answer is exactly the guest's JSON answer: the
+response (``replayed`` when the gateway answered from an idempotency key), a refusal of the
+arguments, or the gateway's refusal or signal (``approval-required`` with its id, ``approval-denied``).
+
+A guest per call keeps concurrent calls of one turn apart: the guest's state (loaded tools) is
+per-conversation and not shared between threads; everything that must agree between concurrent
+calls (idempotency keys, approvals) is the gateway's, in the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillhouse.gateway import BoundReleases, Gateway, TurnContext
+from skillhouse.host.runner import make_runner
+from skillhouse.host.turn import TurnHost
+
+
+class GuestUnavailable(RuntimeError):
+    """The guest runner of the requested kind cannot start here (``code`` says why)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(f"the {kind} guest runner cannot start: {reason}")
+        self.code = "guest-unavailable"
+        self.kind = kind
+
+
+def run_call(
+    gateway: Gateway,
+    tenant: str,
+    turn_id: str,
+    releases: Sequence[Mapping[str, Any]],
+    tool: str,
+    arguments: Mapping[str, Any],
+    guest: str = "inprocess",
+) -> dict[str, Any]:
+    """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer."""
+    context = TurnContext(tenant, turn_id, BoundReleases(releases))
+    host = TurnHost(releases, fetch=lambda request: gateway.fetch(context, request))
+    try:
+        runner = make_runner(host, guest)
+    except Exception as exc:  # an unknown kind, or a wasm component that cannot be built or loaded
+        raise GuestUnavailable(guest, str(exc)) from None
+    try:
+        answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
+    finally:
+        close = getattr(runner, "close", None)
+        if close is not None:
+            close()
+    return answer

@@ -1,0 +1,114 @@
+"""Turns: binding published skill versions for one tenant, recording the binding, reading it back.
+
+:func:`bind_turn` reads each ``(skill, version)`` release the tenant sees (its own published
+releases, or the built-ins it does not shadow), records a ``TurnRow`` naming each release by digest,
+and answers the turn with its tools in a provider profile's wire format. :func:`load_turn` reads a
+turn back for its tenant only (another tenant's turn is "not found") with the very release
+documents it bound: by digest, so a release published later under the same name changes nothing.
+Running a call is :func:`skillhouse.host.calls.run_call`; the API and the MCP command share both.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from skillhouse.compiler import neutral_tool
+from skillhouse.compiler.profiles import PROFILES, provider_tools
+from skillhouse.guest import EAGER_TOOLS
+from skillhouse.registry.builtins import builtin_skill
+from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
+from skillhouse.registry.releases import builtin_release, get_release
+from skillhouse.store.gateway_tables import TurnRow
+from skillhouse.store.registry_tables import ReleaseRow
+
+MAX_SKILLS = 32
+OFFERED_EAGER = ("read_object",)
+"""The guest's own tools offered with the operations (``load_tools`` is pointless when all are listed)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A bound turn: who it acts for, the release documents it bound, its provider profile."""
+
+    id: str
+    tenant: str
+    profile: str
+    releases: list[dict[str, Any]]
+    created_at: float
+
+    def bound(self) -> list[dict[str, str]]:
+        """Each bound release as ``{skill, version, digest}``."""
+        return [{"skill": r["skill"], "version": r["version"], "digest": r["digest"]} for r in self.releases]
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The turn's tools in its profile's wire format (operations a profile refuses are left out)."""
+        operations = [neutral_tool(op) for release in self.releases for op in release.get("operations", [])]
+        eager = [
+            {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}
+            for t in EAGER_TOOLS if t["name"] in OFFERED_EAGER
+        ]
+        return provider_tools([*operations, *eager], self.profile)
+
+
+def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], profile: str) -> Turn:
+    """Bind ``skills`` (``(name, version)`` pairs) for ``tenant`` and record the turn.
+
+    Every problem is reported at once (:class:`Invalid` with each pair's path): an unknown profile,
+    no skills, a skill named twice, a version that has no release this tenant sees.
+    """
+    problems = []
+    if profile not in PROFILES:
+        problems.append(problem("profile", "unknown-profile", f"one of {', '.join(PROFILES)}"))
+    if not skills:
+        problems.append(problem("skills", "no-skills", "bind at least one skill version"))
+    if len(skills) > MAX_SKILLS:
+        problems.append(problem("skills", "too-many-skills", f"a turn binds at most {MAX_SKILLS} skill versions"))
+    releases: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for index, (skill, version) in enumerate(skills):
+        if skill in seen:
+            problems.append(problem(f"skills.{index}.name", "duplicate-skill", f"{skill} is bound twice; bind one version"))
+            continue
+        seen.add(skill)
+        try:
+            releases.append(get_release(session, tenant, skill, version, with_files=False).document)
+        except RegistryError:
+            problems.append(problem(f"skills.{index}", "unknown-release", f"no published release {skill} {version}"))
+    if problems:
+        raise Invalid("invalid-turn", "the turn cannot be bound; see problems", problems)
+    turn = Turn("turn_" + secrets.token_hex(12), tenant, profile, releases, time.time())
+    session.add(TurnRow(id=turn.id, tenant_id=tenant, profile=profile, releases=turn.bound(), created_at=turn.created_at))
+    session.flush()
+    return turn
+
+
+def load_turn(session: Session, tenant: str, turn_id: str) -> Turn:
+    """The turn ``turn_id`` of ``tenant``, with the documents of exactly the releases it bound."""
+    row = session.get(TurnRow, turn_id) if len(turn_id) <= 40 else None
+    if row is None or row.tenant_id != tenant:
+        raise NotFound("not-found", f"no turn {turn_id}")
+    documents = [_bound_document(session, tenant, dict(entry)) for entry in row.releases]
+    return Turn(row.id, row.tenant_id, row.profile, documents, row.created_at)
+
+
+def _bound_document(session: Session, tenant: str, entry: dict[str, Any]) -> dict[str, Any]:
+    skill, version, digest = str(entry["skill"]), str(entry["version"]), str(entry["digest"])
+    query = select(ReleaseRow).where(ReleaseRow.tenant_id == tenant, ReleaseRow.skill == skill, ReleaseRow.digest == digest)
+    if session.scalars(query.where(ReleaseRow.version == version)).first() is not None:
+        return get_release(session, tenant, skill, version, with_files=False).document
+    spec = builtin_skill(skill)
+    if spec is not None and str(spec.version) == version and builtin_release(skill).digest == digest:
+        return builtin_release(skill).document
+    return _missing(skill, version)
+
+
+def _missing(skill: str, version: str) -> dict[str, Any]:
+    # releases are immutable, so this means the store lost a row: say so rather than bind something else
+    raise NotFound("release-gone", f"the release {skill} {version} this turn bound is no longer in the store")
