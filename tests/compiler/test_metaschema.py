@@ -17,7 +17,7 @@ from skillhouse.compiler.metaschema import schema_problem
 
 EXAMPLES = 3000 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 400
 
-safe_ints = st.integers(-(2**53), 2**53)
+safe_ints = st.integers(-(2**53) + 1, 2**53 - 1)
 json_scalars = st.none() | st.booleans() | safe_ints | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
 json_values = st.recursive(
     json_scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=6

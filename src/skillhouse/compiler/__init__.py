@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
+from skillhouse.compiler.canonical import canonical_json
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
 from skillhouse.compiler.model import Argument, OperationDecl
 from skillhouse.compiler.naming import tool_name
 from skillhouse.compiler.release import (
     RELEASE_FORMAT,
     CompiledSkill,
-    canonical_json,
     compile_package,
     neutral_tool,
     release_digest,

@@ -29,7 +29,7 @@ _STRING_PATTERNS = {
     "$anchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
     "$dynamicAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
 }
-MAX_SAFE_INTEGER = 2**53
+MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DEPTH = 200
 
 
@@ -60,7 +60,7 @@ def _json_value(value: Any, path: list[str | int]) -> None:
             continue
         if isinstance(item, int):
             if abs(item) > MAX_SAFE_INTEGER:
-                raise _Problem(at, f"{item} is beyond ±2**53 and cannot be carried exactly in JSON; use a float or a string")
+                raise _Problem(at, f"{item} is beyond ±(2**53 - 1) and cannot be carried exactly in JSON; use a float or a string")
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise _Problem(at, f"{item} is not a JSON number")

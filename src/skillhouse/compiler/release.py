@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import rfc8785
-
 from skillhouse.compiler.annotations import operation_annotations
+from skillhouse.compiler.canonical import canonical_json
 from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import OperationDecl
 from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
@@ -48,11 +47,6 @@ class CompiledSkill:
 
     def canonical(self) -> bytes:
         return canonical_json(self.document)
-
-
-def canonical_json(value: Any) -> bytes:
-    """RFC 8785 canonical JSON bytes of ``value``."""
-    return bytes(rfc8785.dumps(value))
 
 
 def release_digest(document: dict[str, Any]) -> str:
