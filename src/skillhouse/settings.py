@@ -12,6 +12,7 @@
 ``SKILLHOUSE_KEY_WAIT_SECONDS``    how long a duplicate in flight waits before 409 (default 10)
 ``SKILLHOUSE_KEY_TTL_SECONDS``     how long a finished idempotency key answers duplicates (default 86400)
 ``SKILLHOUSE_APPROVAL_TTL_SECONDS`` how long an approval stays decidable and usable (default 86400)
+``SKILLHOUSE_UPSTREAM_CA``   PEM file of CA certificates upstream TLS is verified against (default: the usual bundle)
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class Settings:
     """How long a finished idempotency key keeps answering duplicates with the stored response."""
     approval_ttl_seconds: float = 24 * 3600.0
     """How long an approval can be decided and, once approved, used."""
+    upstream_ca: Path | None = None
+    """CA certificates (PEM) upstream TLS is verified against instead of the default bundle."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -101,4 +104,5 @@ class Settings:
             key_wait_seconds=parse_seconds(env, "SKILLHOUSE_KEY_WAIT_SECONDS", 10.0),
             key_ttl_seconds=parse_seconds(env, "SKILLHOUSE_KEY_TTL_SECONDS", 24 * 3600.0),
             approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
+            upstream_ca=Path(env["SKILLHOUSE_UPSTREAM_CA"]) if env.get("SKILLHOUSE_UPSTREAM_CA") else None,
         )

@@ -148,7 +148,7 @@ def test_builtins_are_listed_and_a_tenant_row_shadows_them_for_that_tenant_only(
     assert _problems(shadowed) == {"operation": "unknown-capability"}
     builtin = client.post(EXECUTE, json={"tool_pack": "coding.v1", "operation": "list_issues",
                                          "manifest_ref": {"tool_id": "github.primary"}}, headers=globex)
-    assert builtin.status_code == 501
+    assert builtin.status_code == 200 and builtin.json()["resolved"]["source"] == "builtin"
 
 
 def test_a_builtin_skill_release_is_readable_by_every_tenant(client: TestClient, acme: Headers) -> None:
@@ -162,17 +162,18 @@ def test_resolution_by_tool_id_picks_the_highest_usable_version(client: TestClie
     client.post(TOOLS, json=tool_spec(version=2, state="draft"), headers=acme)
     body = {"tool_pack": "coding.v1", "operation": "get_issue", "manifest_ref": {"tool_id": "github.custom"}}
     response = client.post(EXECUTE, json=body, headers=acme)
-    assert response.status_code == 501 and "github.custom" in response.json()["error"]["message"]
+    assert response.status_code == 200 and (response.json()["resolved"]["tool_id"], response.json()["resolved"]["version"]) \
+        == ("github.custom", 1)
     pinned = client.post(EXECUTE, json={**body, "manifest_ref": {"tool_id": "github.custom", "version": 2}}, headers=acme)
     assert _problems(pinned) == {"manifest_ref.tool_id": "unknown-tool"}
 
 
 def test_comms_resolves_by_integration_id_and_the_pack_must_match(client: TestClient, acme: Headers) -> None:
     body = {"tool_pack": "comms.v1", "operation": "send_email", "manifest_ref": {"integration_id": "resend.primary"}}
-    assert client.post(EXECUTE, json=body, headers=acme).status_code == 501
+    assert client.post(EXECUTE, json=body, headers=acme).json()["resolved"]["manifest"]["integration_id"] == "resend.primary"
     client.post(TOOLS, json=comms_tool_spec(), headers=acme)
     mine = client.post(EXECUTE, json={**body, "manifest_ref": {"integration_id": "resend.custom"}}, headers=acme)
-    assert mine.status_code == 501 and "resend.custom" in mine.json()["error"]["message"]
+    assert mine.status_code == 200 and mine.json()["resolved"]["manifest"]["integration_id"] == "resend.custom"
     mismatch = client.post(EXECUTE, json={**body, "tool_pack": "coding.v1"}, headers=acme)
     assert _problems(mismatch) == {"manifest_ref": "tool-pack-mismatch"}
 
@@ -182,7 +183,10 @@ def test_an_explicit_manifest_wins_over_a_reference(client: TestClient, acme: He
     body = {"tool_pack": "comms.v1", "operation": "send_email", "manifest": manifest,
             "manifest_ref": {"tool_id": "github.primary"}}
     response = client.post(EXECUTE, json=body, headers=acme)
-    assert response.status_code == 501 and "resend.inline (inline)" in response.json()["error"]["message"]
+    assert response.status_code == 200 and response.json()["resolved"]["source"] == "inline"
+    assert response.json()["resolved"]["manifest"]["integration_id"] == "resend.inline"
+    # no arguments: the guest refuses the call before anything is sent
+    assert response.json()["result"]["error"]["code"] == "invalid-arguments"
     wrong = client.post(EXECUTE, json={**body, "tool_pack": "coding.v1", "operation": "get_issue"}, headers=acme)
     assert _problems(wrong)["manifest.tool_pack"] == "tool-pack-mismatch"
 

@@ -18,7 +18,8 @@ from skillhouse.gateway import Gateway, GatewayError, make_gateway
 from skillhouse.registry.errors import Conflict, Invalid, NotFound, RegistryError, problem
 
 _BUILDING = threading.Lock()
-_UNAVAILABLE = {"secret-key-missing", "secret-key-invalid", "credential-undecryptable", "guest-unavailable"}
+_UNAVAILABLE = {"secret-key-missing", "secret-key-invalid", "credential-undecryptable", "guest-unavailable",
+                "upstream-ca-invalid"}
 _NOT_FOUND = {"approval-not-found", "credential-not-found"}
 _CONFLICT = {"approval-not-pending", "approval-expired"}
 

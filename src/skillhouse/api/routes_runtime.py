@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, Field
 
 from skillhouse.api.bodies import CheckReport
-from skillhouse.api.deps import SessionDep, TenantDep
+from skillhouse.api.deps import DatabaseDep, SessionDep, SettingsDep, TenantDep
 from skillhouse.api.errors import ApiError, error_responses
+from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.api.routes_turns import CallAnswer
+from skillhouse.gateway import Gateway
+from skillhouse.host.calls import GuestUnavailable, run_call
 from skillhouse.registry import skill_specs, tool_specs
+from skillhouse.registry.builtin_operations import capability_operation
+from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.manifests import ExecuteRequest, resolve_manifest
 from skillhouse.registry.releases import ReleaseView, get_release
 from skillhouse.registry.specs import SkillSpec, SkillSpecUpsert, ToolSpec, ToolSpecUpsert
@@ -140,14 +147,59 @@ def read_release(skill_id: SkillId, version: IntVersion, tenant: TenantDep, sess
     return _release(get_release(session, tenant.id, skill_id, str(version)))
 
 
-@router.post("/tools/execute", responses={**error_responses(501), 200: {"description": "Never yet: see 501."}})
-def execute_tool(body: ExecuteRequest, tenant: TenantDep, session: SessionDep) -> ResolvedManifestOut:
-    """Resolve the manifest (explicit ``manifest`` wins over ``manifest_ref``; its ``tool_pack`` must match).
+class ExecuteOut(BaseModel):
+    """What ran: the resolved manifest, the operation, and exactly what the guest answered."""
 
-    Running the call is the gateway's work; until it is wired here the answer is 501 after a
-    successful resolution, and 422 with every problem otherwise.
+    resolved: ResolvedManifestOut
+    tool: str = Field(description="The operation's tool name (`github-coding_get_issue`).")
+    result: CallAnswer
+
+
+@router.post("/tools/execute", response_model_exclude_unset=True, responses=gateway_responses(501))
+def execute_tool(body: ExecuteRequest, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+                 settings: SettingsDep) -> ExecuteOut:
+    """Resolve the manifest (explicit ``manifest`` wins over ``manifest_ref``; its ``tool_pack`` must match)
+    and run the capability's declared HTTP operation through the guest and the gateway.
+
+    The call's answer is the guest's: the upstream response, a refusal of the arguments, or the
+    gateway's refusal or signal (``approval-required``). ``secrets_ref`` names the stored credential
+    binding the call relies on; it must exist and be bound to the operation's host. A capability
+    with no declared operation answers 501.
     """
-    resolved = resolve_manifest(session, tenant.id, body)
-    raise ApiError(501, "not-implemented",
-                   f"the manifest resolved to {resolved.manifest.integration_id} ({resolved.source}); running tool calls "
-                   "through the gateway is not wired into this route yet")
+    with database.transaction() as session:
+        resolved = resolve_manifest(session, tenant.id, body)
+    manifest = resolved.manifest
+    found = capability_operation(manifest.provider, body.operation)
+    if found is None:
+        raise ApiError(501, "capability-not-declared",
+                       f"{manifest.provider} capability {body.operation} has no declared HTTP operation yet")
+    release, operation = found
+    if body.secrets_ref is not None:
+        _check_secret(gateway, tenant.id, body.secrets_ref, str(operation["url"]))
+    arguments = {name: str(value) if name in _path_names(operation) and type(value) is int else value
+                 for name, value in body.arguments.items()}
+    try:
+        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, settings.guest)
+    except GuestUnavailable as exc:
+        raise ApiError(503, exc.code, str(exc)) from None
+    out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]
+                              version=resolved.version, manifest=manifest.model_dump())
+    return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))
+
+
+def _path_names(operation: dict[str, Any]) -> set[str]:
+    # path parameters are strings; an issue number given as a JSON integer is sent as its digits
+    return {str(a["name"]) for a in operation.get("arguments", []) if a.get("in") == "path"}
+
+
+def _check_secret(gateway: Gateway, tenant: str, ref: str, url: str) -> None:
+    host, _, header = ref.partition("/")
+    target = urlsplit(url.replace("{", "").replace("}", ""))
+    authority = f"{target.hostname}:{target.port or (443 if target.scheme == 'https' else 80)}"
+    if host.lower() not in (target.hostname, authority):
+        raise Invalid("secret-host-mismatch", f"secrets_ref {ref} is not for {target.hostname}",
+                      [problem("secrets_ref", "secret-host-mismatch", f"bind a credential to {target.hostname}")])
+    bound = [b for b in gateway.credentials.list(tenant) if b.host == host.lower() and header.lower() in ("", b.header)]
+    if not bound:
+        raise Invalid("unknown-secret", f"no credential bound as {ref}",
+                      [problem("secrets_ref", "unknown-secret", "PUT /v1/credentials binds one (host, header)")])

@@ -1,14 +1,19 @@
 """The gateway a deployment runs: :func:`make_gateway` maps :class:`~skillhouse.settings.Settings` to it.
 
 One place decides how the environment shapes the gateway (fixed resolution, hosts open to private
-addresses, the credential key, idempotency lease/wait/expiry and approval expiry), so the API, the
-MCP command and the CLI build the same gateway from the same settings.
+addresses, the credential key, idempotency lease/wait/expiry, approval expiry and the CA upstream TLS
+is verified against), so the API, the MCP command and the CLI build the same gateway from the same
+settings.
 """
 
 from __future__ import annotations
 
+import ssl
+
+from skillhouse.gateway.errors import GatewayError
 from skillhouse.gateway.idempotency import KeyPolicy
 from skillhouse.gateway.pipeline import Gateway, GatewayConfig
+from skillhouse.gateway.upstream import PinnedTransport, UpstreamClient
 from skillhouse.settings import Settings
 from skillhouse.store.database import Database
 
@@ -28,6 +33,18 @@ def gateway_config(settings: Settings) -> GatewayConfig:
     )
 
 
+def upstream_client(settings: Settings) -> UpstreamClient:
+    """The upstream client: pinned to checked addresses, verifying TLS against ``upstream_ca`` when set."""
+    if settings.upstream_ca is None:
+        return UpstreamClient()
+    try:
+        context = ssl.create_default_context(cafile=str(settings.upstream_ca))
+    except (OSError, ssl.SSLError) as exc:
+        raise GatewayError(f"SKILLHOUSE_UPSTREAM_CA {settings.upstream_ca} is not a readable PEM file of CA certificates "
+                           f"({exc})", code="upstream-ca-invalid") from None
+    return UpstreamClient(lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context))
+
+
 def make_gateway(settings: Settings, database: Database) -> Gateway:
     """A gateway over ``database`` configured by ``settings`` (the caller closes it)."""
-    return Gateway(database, gateway_config(settings), secret_key=settings.secret_key)
+    return Gateway(database, gateway_config(settings), secret_key=settings.secret_key, upstream=upstream_client(settings))

@@ -14,6 +14,7 @@ connection sent nothing (:class:`NotSent`); a failure after the request started 
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -84,9 +85,13 @@ class PinnedBackend(httpcore.NetworkBackend):
 class PinnedTransport(httpx.BaseTransport):
     """An httpx transport over an httpcore pool whose connections all go to the checked address."""
 
-    def __init__(self, address: IPAddress, port: int, backend: httpcore.NetworkBackend | None = None) -> None:
+    def __init__(
+        self, address: IPAddress, port: int, backend: httpcore.NetworkBackend | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        # ssl_context: certificates to verify against instead of the default bundle (a private CA)
         self._pool = httpcore.ConnectionPool(
-            network_backend=PinnedBackend(address, port, backend), max_connections=64, retries=0
+            ssl_context=ssl_context, network_backend=PinnedBackend(address, port, backend), max_connections=64, retries=0
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:

@@ -35,13 +35,16 @@ class GuestUnavailable(RuntimeError):
 def run_call(
     gateway: Gateway,
     tenant: str,
-    turn_id: str,
+    turn_id: str | None,
     releases: Sequence[Mapping[str, Any]],
     tool: str,
     arguments: Mapping[str, Any],
     guest: str = "inprocess",
 ) -> dict[str, Any]:
-    """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer."""
+    """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
+
+    ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
+    """
     context = TurnContext(tenant, turn_id, BoundReleases(releases))
     host = TurnHost(releases, fetch=lambda request: gateway.fetch(context, request))
     try:

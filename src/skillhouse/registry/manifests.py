@@ -45,6 +45,10 @@ class ExecuteRequest(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     manifest: IntegrationManifest | None = None
     manifest_ref: ManifestRef | None = None
+    secrets_ref: str | None = Field(
+        default=None, max_length=400, pattern=r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128})?$",
+        description="A stored credential binding, `host` or `host/header` (`api.github.com/authorization`), "
+                    "the gateway injects into the call; it must be bound to the operation's host.")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import canonical_json, compile_package, neutral_tool
+from skillhouse.registry.builtin_operations import operation_files
 from skillhouse.registry.builtins import builtin_skill, builtin_tool
 from skillhouse.registry.bundle import files_from_skill_spec
 from skillhouse.registry.errors import Conflict, Invalid, NotFound
@@ -104,7 +105,8 @@ def builtin_release(skill: str) -> ReleaseView:
     if spec is None:
         raise NotFound("not-found", f"no built-in skill {skill}")
     tools = [tool for ref in spec.allowed_tools if (tool := builtin_tool(ref.tool_id, ref.version)) is not None]
-    files = files_from_skill_spec(spec, tools)
+    # a built-in's tools are ours, so their capabilities come with their HTTP operations
+    files = {**files_from_skill_spec(spec, tools), **operation_files(tools)}
     compiled = _compile(skill, str(spec.version), files)
     return ReleaseView(skill, str(spec.version), compiled["digest"], compiled, files, None, True)
 
