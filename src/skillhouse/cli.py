@@ -285,6 +285,15 @@ def mcp_command(
     raise typer.Exit(run_mcp(skill, tenant, http, guest))
 
 
+def _add_gateway_commands() -> None:
+    from skillhouse.cli_gateway import add_gateway_commands
+
+    add_gateway_commands(app)
+
+
+_add_gateway_commands()
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,145 @@
+"""The gateway's commands: ``skillhouse approvals list|show|approve|deny`` and ``skillhouse credentials set|list|delete``.
+
+They act on the store named by the settings (``SKILLHOUSE_DATABASE_URL`` or the data directory) for
+one ``--tenant``, through the same gateway stores the API uses, so a decision here counts once with
+decisions made in the API or the console. A credential's secret is read from standard input (or a
+hidden prompt), never from the command line where shell history and ``ps`` would keep it, and is
+never printed. Every refusal prints ``error: CODE: message`` and exits 1 (2 for bad settings).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from skillhouse.gateway import Gateway, GatewayError, make_gateway
+from skillhouse.settings import Settings
+from skillhouse.store import open_database
+
+approvals_app = typer.Typer(help="Held requests: list them, show one in full, approve or deny.", no_args_is_help=True)
+credentials_app = typer.Typer(help="Credentials the gateway injects, per tenant, host and header.", no_args_is_help=True)
+
+Tenant = Annotated[str, typer.Option("--tenant", help="The tenant whose approvals or credentials these are.")]
+States = ("pending", "approved", "denied", "used", "expired")
+
+
+def _fail(code: str, message: str, status: int = 1) -> typer.Exit:
+    print(f"error: {code}: {message}", file=sys.stderr)
+    return typer.Exit(status)
+
+
+@contextmanager
+def _gateway() -> Iterator[Gateway]:
+    try:
+        settings = Settings.from_env()
+        database = open_database(settings.database_url)
+    except ValueError as exc:
+        raise _fail("invalid-settings", str(exc), 2) from None
+    try:
+        gateway = make_gateway(settings, database)
+    except GatewayError as exc:
+        database.dispose()
+        raise _fail(exc.code, exc.message, 2) from None
+    try:
+        yield gateway
+    except GatewayError as exc:
+        raise _fail(exc.code, exc.message) from None
+    finally:
+        gateway.close()
+        database.dispose()
+
+
+@approvals_app.command("list")
+def approvals_list(
+    tenant: Tenant,
+    state: Annotated[str | None, typer.Option("--state", help=f"Only this state: {', '.join(States)}.")] = None,
+) -> None:
+    """One line per approval, newest first: id, state, operation, request line, expiry."""
+    if state is not None and state not in States:
+        raise _fail("invalid-state", f"--state must be one of {', '.join(States)}")
+    with _gateway() as gateway:
+        for approval in gateway.approvals.list(tenant, state):
+            request = approval.canonical
+            line = f"{request.get('method', '?')} {request.get('url', '?')}"
+            print(f"{approval.id}\t{approval.state}\t{approval.operation or '-'}\t{line}\texpires {approval.expires_at:.0f}")
+
+
+@approvals_app.command("show")
+def approvals_show(approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")], tenant: Tenant) -> None:
+    """The approval as JSON: the exact request held, its commitment, state and expiry."""
+    with _gateway() as gateway:
+        print(json.dumps(gateway.approvals.get(tenant, approval_id).document(), indent=2, ensure_ascii=False))
+
+
+def _decide(approval_id: str, tenant: str, approve: bool, by: str) -> None:
+    with _gateway() as gateway:
+        approval = gateway.approvals.decide(tenant, approval_id, approve, by[:200])
+    print(f"{approval.id} {approval.state}", file=sys.stderr)
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")],
+    tenant: Tenant,
+    by: Annotated[str, typer.Option("--by", help="Who decides (recorded).")] = "cli",
+) -> None:
+    """Approve a pending request: the identical request then runs once."""
+    _decide(approval_id, tenant, True, by)
+
+
+@approvals_app.command("deny")
+def approvals_deny(
+    approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")],
+    tenant: Tenant,
+    by: Annotated[str, typer.Option("--by", help="Who decides (recorded).")] = "cli",
+) -> None:
+    """Deny a pending request: it never runs, and retrying it is refused (approval-denied)."""
+    _decide(approval_id, tenant, False, by)
+
+
+@credentials_app.command("set")
+def credentials_set(
+    tenant: Tenant,
+    host: Annotated[str, typer.Option("--host", help="host or host:port the credential is for.")],
+    scheme: Annotated[str, typer.Option("--scheme", help="bearer, basic (user:password) or header.")] = "bearer",
+    header: Annotated[str | None, typer.Option("--header", help="Header name for --scheme header.")] = None,
+) -> None:
+    """Bind a secret, read from standard input (or a hidden prompt), to (tenant, host, header)."""
+    if sys.stdin.isatty():
+        secret = typer.prompt("secret", hide_input=True)
+    else:
+        secret = sys.stdin.readline().rstrip("\r\n")
+    with _gateway() as gateway:
+        binding = gateway.credentials.put(tenant, host, scheme, secret, header)
+    print(f"bound {binding.scheme} credential to {binding.host} ({binding.header})", file=sys.stderr)
+
+
+@credentials_app.command("list")
+def credentials_list(tenant: Tenant) -> None:
+    """The tenant's bindings: host, header, scheme; never a value."""
+    with _gateway() as gateway:
+        for binding in gateway.credentials.list(tenant):
+            print(f"{binding.host}\t{binding.header}\t{binding.scheme}")
+
+
+@credentials_app.command("delete")
+def credentials_delete(
+    tenant: Tenant,
+    host: Annotated[str, typer.Option("--host", help="host or host:port of the binding.")],
+    header: Annotated[str, typer.Option("--header", help="The binding's header.")] = "authorization",
+) -> None:
+    """Remove a binding; the gateway stops injecting it at once."""
+    with _gateway() as gateway:
+        if not gateway.credentials.delete(tenant, host, header):
+            raise _fail("credential-not-found", f"no credential for {host} ({header.lower()}) of tenant {tenant}")
+    print(f"deleted the credential for {host} ({header.lower()})", file=sys.stderr)
+
+
+def add_gateway_commands(app: typer.Typer) -> None:
+    app.add_typer(approvals_app, name="approvals")
+    app.add_typer(credentials_app, name="credentials")
