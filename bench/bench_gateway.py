@@ -1,8 +1,16 @@
 """Gateway throughput against direct calls to the same loopback upstream, with idempotency on.
 
-Each gateway request is a distinct ``create_booking`` (its own identity), so every one claims a key,
-sends, and stores its response: the full path, not replays. SQLite in a temporary file, and PostgreSQL
-in a fresh database when ``SKILLHOUSE_TEST_POSTGRES_URL`` (or ``SKILLHOUSE_BENCH_POSTGRES_URL``) is set.
+The upstream is a recording ``create_booking`` server in its own process (as an upstream would be), so
+neither side pays for it in the measuring process. Both sides run the same number of client threads
+(:data:`CLIENTS`) and send through httpx to the same upstream: direct with one shared ``httpx.Client``,
+the gateway through :meth:`Gateway.fetch` (its own pooled, keep-alive client to the checked address).
+
+Two gateway paths are measured, on SQLite (a temporary file) and PostgreSQL (a fresh database when
+``SKILLHOUSE_TEST_POSTGRES_URL`` or ``SKILLHOUSE_BENCH_POSTGRES_URL`` is set):
+
+- fresh: every request has its own identity, so each claims a new key, sends, and stores its response;
+- replay: every request repeats an identity that already completed, so it is answered from the store.
+
 Target (shared/TARGETS.md): gateway ≥ 0.5 × direct.
 """
 
@@ -11,11 +19,14 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -29,7 +40,9 @@ from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContex
 from skillhouse.store.database import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
-REQUESTS = 400
+CLIENTS = 16
+REQUESTS = 1600
+ROUNDS = 3
 
 
 class _Bookings(BaseHTTPRequestHandler):
@@ -50,23 +63,41 @@ class _Bookings(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _serve() -> None:
+    """The upstream process: print the port, serve until stdin closes."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Bookings)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(server.server_address[1], flush=True)
+    sys.stdin.read()
+
+
 def _booking(n: int) -> str:
     return json.dumps({"arrival": "2030-05-01", "departure": "2030-05-03", "guest_name": f"G{n}", "room_id": 2})
 
 
-def _rate(send: Callable[[int], None]) -> float:
-    for n in range(20):
-        send(-n - 1)  # warm the pools
-    rates = []
-    for _round in range(3):
-        start = time.perf_counter()
-        for n in range(REQUESTS):
-            send(n + _round * REQUESTS)
-        rates.append(REQUESTS / (time.perf_counter() - start))
+def _rate(send: Callable[[int], None], numbers: Callable[[int, int], int]) -> float:
+    """Median requests per second over :data:`ROUNDS` rounds of :data:`REQUESTS`, :data:`CLIENTS` at once."""
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        list(pool.map(lambda n: send(numbers(-1, n)), range(4 * CLIENTS)))  # warm pools and connections
+        rates = []
+        for round_ in range(ROUNDS):
+            start = time.perf_counter()
+            list(pool.map(lambda n, r=round_: send(numbers(r, n)), range(REQUESTS)))
+            rates.append(REQUESTS / (time.perf_counter() - start))
     return statistics.median(rates)
 
 
-def _measure(database_url: str, port: int, release: dict[str, Any]) -> float:
+def _fresh(round_: int, n: int) -> int:
+    return (round_ + 1) * 1_000_000 + n
+
+
+def _repeated(round_: int, n: int) -> int:
+    return n % 200
+
+
+def _measure(database_url: str, port: int, release: dict[str, Any]) -> tuple[float, float]:
+    """(fresh keys, replays) requests per second through the gateway."""
     database = open_database(database_url)
     config = GatewayConfig(resolve={("hollowbrook.local", 8084): f"127.0.0.1:{port}"})
     gateway = Gateway(database, config)
@@ -74,12 +105,14 @@ def _measure(database_url: str, port: int, release: dict[str, Any]) -> float:
     headers = {"Content-Type": "application/json"}
 
     def send(n: int) -> None:
-        answer = gateway.fetch(turn, {"method": "POST", "url": "http://hollowbrook.local:8084/bookings",
-                                      "headers": headers, "body": _booking(n + 10_000 * len(database_url))})  # fmt: skip
+        request = {"method": "POST", "url": "http://hollowbrook.local:8084/bookings", "headers": headers, "body": _booking(n)}
+        answer = gateway.fetch(turn, request)
         assert answer.get("status") == 201, answer
 
     try:
-        return _rate(send)
+        for n in range(200):
+            send(n)  # the identities the replay run repeats
+        return _rate(send, _fresh), _rate(send, _repeated)
     finally:
         gateway.close()
         database.dispose()
@@ -101,49 +134,62 @@ def _postgres() -> tuple[str, Callable[[], None]] | None:
     return make_url(base).set(database=name).render_as_string(hide_password=False), drop
 
 
-def run() -> str:
+def _row(store: str, direct: float, fresh: float, replay: float) -> str:
+    return f"| {store} | {direct:,.0f} | {fresh:,.0f} | {fresh / direct:.2f} | {replay:,.0f} | {replay / direct:.2f} |"
+
+
+def measure() -> list[str]:
+    """The table rows: direct against the gateway on each store."""
     compiled, errors = compile_dir(ROOT / "examples" / "hollowbrook")
     assert compiled is not None, errors
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Bookings)
-    server.daemon_threads = True
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    client = httpx.Client()
+    upstream = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert upstream.stdout is not None and upstream.stdin is not None
+    port = int(upstream.stdout.readline())
+    client = httpx.Client(limits=httpx.Limits(max_connections=64))
     url = f"http://127.0.0.1:{port}/bookings"
 
     def direct(n: int) -> None:
         assert client.post(url, content=_booking(n), headers={"Content-Type": "application/json"}).status_code == 201
 
-    lines = [
-        "## Gateway: throughput against direct calls (idempotency on)",
-        "",
-        f"Sequential `create_booking` requests to a loopback upstream, {REQUESTS} per round, median of 3 rounds; "
-        "each gateway request has its own identity, so each claims a key, sends, and stores its response. "
-        "Target: gateway ≥ 0.5 × direct.",
-        "",
-        "| store | direct req/s | gateway req/s | ratio |",
-        "|---|---|---|---|",
-    ]
+    rows = []
     try:
-        direct_rate = _rate(direct)
+        direct_rate = _rate(direct, _fresh)
         with tempfile.TemporaryDirectory() as tmp:
-            sqlite_rate = _measure(f"sqlite:///{tmp}/bench.db", port, compiled.document)
-        lines.append(f"| SQLite | {direct_rate:,.0f} | {sqlite_rate:,.0f} | {sqlite_rate / direct_rate:.2f} |")
+            rows.append(_row("SQLite", direct_rate, *_measure(f"sqlite:///{tmp}/bench.db", port, compiled.document)))
         postgres = _postgres()
         if postgres is None:
-            lines.append("| PostgreSQL | – | – | not run: SKILLHOUSE_TEST_POSTGRES_URL unset |")
+            rows.append("| PostgreSQL | – | – | – | – | not run: SKILLHOUSE_TEST_POSTGRES_URL unset |")
         else:
             pg_url, drop = postgres
             try:
-                pg_rate = _measure(pg_url, port, compiled.document)
+                rows.append(_row("PostgreSQL", direct_rate, *_measure(pg_url, port, compiled.document)))
             finally:
                 drop()
-            lines.append(f"| PostgreSQL | {direct_rate:,.0f} | {pg_rate:,.0f} | {pg_rate / direct_rate:.2f} |")
     finally:
         client.close()
-        server.shutdown()
+        upstream.stdin.close()
+        upstream.wait(10)
+    return rows
+
+
+def run() -> str:
+    lines = [
+        "## Gateway: throughput against direct calls (idempotency on)",
+        "",
+        f"`create_booking` requests to a loopback upstream in its own process, {CLIENTS} client threads on both "
+        f"sides, {REQUESTS:,} requests per round, median of {ROUNDS} rounds. *Fresh*: each request has its own "
+        "identity, so it claims a key, sends, and stores its response. *Replay*: each repeats a completed "
+        "identity and is answered from the store. Target: gateway ≥ 0.5 × direct.",
+        "",
+        "| store | direct req/s | gateway fresh req/s | ratio | gateway replay req/s | ratio |",
+        "|---|---|---|---|---|---|",
+        *measure(),
+    ]
     return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
-    print(run())
+    if sys.argv[1:] == ["--serve"]:
+        _serve()
+    else:
+        print(run())

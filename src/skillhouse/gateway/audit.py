@@ -3,6 +3,10 @@
 A row names the method, host, path (no query string: it may carry personal data), the matched
 operation, the decision and its code, the upstream status and the checked address. Headers and bodies
 are never written, so no credential can reach the audit trail.
+
+A request that claims an idempotency key has its row opened in the claim's own transaction (decision
+``allowed``, no status yet), so the decision to let it leave is on record before it leaves, even if
+the gateway is killed mid-call; the completion's transaction then fills in the status.
 """
 
 from __future__ import annotations
@@ -10,9 +14,10 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, insert, select, update
+from sqlalchemy.orm import Session
 
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow
@@ -36,21 +41,42 @@ class AuditEntry:
     approval_id: str | None = None
 
 
+_TABLE = cast(Table, AuditRow.__table__)
+_INSERT = insert(_TABLE).returning(_TABLE.c.id)
+
+
+def _log(entry: AuditEntry) -> None:
+    log.info(
+        "egress %s %s %s%s -> %s%s",
+        entry.tenant_id, entry.method, entry.host, entry.path, entry.decision,
+        f" ({entry.code})" if entry.code else f" {entry.status}" if entry.status else "",
+    )  # fmt: skip
+
+
 class AuditLog:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def record(self, entry: AuditEntry) -> None:
-        log.info(
-            "egress %s %s %s%s -> %s%s",
-            entry.tenant_id, entry.method, entry.host, entry.path, entry.decision,
-            f" ({entry.code})" if entry.code else f" {entry.status}" if entry.status else "",
-        )  # fmt: skip
-        with self.database.transaction() as session:
-            session.add(AuditRow(at=time.time(), **asdict(entry)))
+    def record(self, entry: AuditEntry, durable: bool = True) -> None:
+        """Write one finished decision in its own transaction (``durable`` as in ``Database.transaction``)."""
+        _log(entry)
+        with self.database.transaction(durable) as session:
+            self.open(session, entry)
+
+    def open(self, session: Session, entry: AuditEntry) -> int:
+        """Write ``entry`` in the caller's transaction; its row id, for :meth:`finish`."""
+        return int(session.execute(_INSERT, {"at": time.time(), **asdict(entry)}).scalar_one())
+
+    def finish(self, session: Session, row_id: int, entry: AuditEntry) -> None:
+        """Bring an opened row up to date with how the decision ended, in the caller's transaction."""
+        _log(entry)
+        session.execute(
+            update(_TABLE).where(_TABLE.c.id == row_id),
+            {"decision": entry.decision, "code": entry.code, "status": entry.status, "approval_id": entry.approval_id},
+        )
 
     def rows(self, tenant: str, limit: int = 100) -> list[dict[str, Any]]:
-        with self.database.transaction() as session:
+        with self.database.reading() as session:
             found = session.scalars(
                 select(AuditRow).where(AuditRow.tenant_id == tenant).order_by(AuditRow.id.desc()).limit(limit)
             )

@@ -13,10 +13,12 @@ import base64
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError
@@ -26,6 +28,7 @@ from skillhouse.store.gateway_tables import CredentialRow
 SCHEMES = ("bearer", "basic", "header")
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _HOST = re.compile(r"^[a-z0-9.\-\[\]:]+$")
+_TABLE = CredentialRow.__table__
 
 
 @dataclass(frozen=True)
@@ -138,20 +141,23 @@ class CredentialStore:
             )
             return bool(getattr(result, "rowcount", 0))
 
-    def for_target(self, tenant: str, target: Target) -> Sequence[Injection]:
-        """The headers to inject for a request to ``target`` (decrypted here and only here)."""
-        with self.database.transaction() as session:
-            rows = list(
-                session.scalars(
-                    select(CredentialRow).where(
-                        CredentialRow.tenant_id == tenant, CredentialRow.host.in_([target.host, target.authority])
-                    )
-                )
-            )
+    def for_target(self, tenant: str, target: Target, session: Session | None = None) -> Sequence[Injection]:
+        """The headers to inject for a request to ``target`` (decrypted here and only here).
+
+        Read in the caller's ``session`` when given (the gateway reads all it needs in one transaction).
+        """
+        statement = select(_TABLE.c.host, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value).where(
+            _TABLE.c.tenant_id == tenant, _TABLE.c.host.in_([target.host, target.authority])
+        )
+        if session is None:
+            with self.database.reading() as own:
+                rows = list(own.execute(statement))
+        else:
+            rows = list(session.execute(statement))
         if not rows:
             return ()
         cipher = self._cipher()
-        chosen: dict[str, CredentialRow] = {}
+        chosen: dict[str, Any] = {}
         for row in rows:
             # a host:port binding is more specific than a host binding for the same header
             if row.header not in chosen or row.host == target.authority:

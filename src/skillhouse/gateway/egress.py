@@ -76,10 +76,14 @@ class EgressPolicy:
 
     @classmethod
     def build(cls, operation_urls: Iterable[str], allow_list: Iterable[str], private: Iterable[str] = ()) -> EgressPolicy:
+        authorities = (parse_target(url.replace("{", "").replace("}", "")).authority for url in operation_urls)
+        return cls.of(authorities, allow_list, private)
+
+    @classmethod
+    def of(cls, authorities: Iterable[str], allow_list: Iterable[str], private: Iterable[str] = ()) -> EgressPolicy:
+        """The policy for operations' ``host:port`` authorities (already parsed) and a tenant's lists."""
         allowed = {entry.lower() for entry in allow_list}
-        for url in operation_urls:
-            target = parse_target(url.replace("{", "").replace("}", ""))
-            allowed.add(target.authority)
+        allowed.update(authorities)
         return cls(frozenset(allowed), frozenset(entry.lower() for entry in private))
 
 

@@ -12,6 +12,12 @@ inserts and runs. The others read the row:
 - a different payload commitment under the same key, in any state: ``idempotency-mismatch`` (422).
 
 Every state change is one conditional statement, so SQLite and PostgreSQL need no Python locks.
+
+The claim commits before the request is sent, with the database's full durability (on PostgreSQL a
+synchronous commit; on SQLite one that survives the process, see ``store/database.py``), and may carry
+the caller's own writes (the audit row) in the same transaction. Completion may be written with
+``durable=False``: losing it in an OS crash leaves the key ``running``, which becomes ``unresolved``
+when its lease runs out, so the request is still never resent.
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, update
+from sqlalchemy import Row, Table, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
 from skillhouse.store.database import Database
@@ -52,47 +59,73 @@ class Replay:
     response: dict[str, Any]
 
 
+_TABLE = cast(Table, IdempotencyRow.__table__)
+_READ = select(_TABLE.c.state, _TABLE.c.commitment, _TABLE.c.lease_until, _TABLE.c.expires_at, _TABLE.c.response)
+
+KeyRow = Row[*tuple[Any, ...]]
+"""A key's ``state``, ``commitment``, ``lease_until``, ``expires_at`` and ``response``."""
+
+OnClaim = Callable[[Session], None]
+"""Writes to make in the claim's own transaction, only if this request won the key."""
+
+
 class IdempotencyStore:
     def __init__(self, database: Database, policy: KeyPolicy | None = None, clock: Callable[[], float] = time.time) -> None:
         self.database = database
         self.policy = policy or KeyPolicy()
         self.clock = clock
 
-    def _insert(self, values: Mapping[str, Any]) -> bool:
+    def _insert(self, values: Mapping[str, Any], on_claim: OnClaim | None) -> bool:
         dialect = self.database.dialect
         statement: Any
         if dialect == "postgresql":
-            statement = postgresql.insert(IdempotencyRow).values(**values).on_conflict_do_nothing()
+            statement = postgresql.insert(_TABLE).values(**values).on_conflict_do_nothing()
         else:
-            statement = sqlite.insert(IdempotencyRow).values(**values).on_conflict_do_nothing()
-        # RETURNING, not rowcount: an ORM-enabled INSERT reports no reliable rowcount on every driver
+            statement = sqlite.insert(_TABLE).values(**values).on_conflict_do_nothing()
+        # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
         with self.database.transaction() as session:
-            return session.execute(statement.returning(IdempotencyRow.key)).first() is not None
+            won = session.execute(statement.returning(_TABLE.c.key)).first() is not None
+            if won and on_claim is not None:
+                on_claim(session)
+            return won
 
-    def _row(self, tenant: str, key: str) -> IdempotencyRow | None:
-        with self.database.transaction() as session:
-            return session.get(IdempotencyRow, (tenant, key))
+    @staticmethod
+    def read(session: Session, tenant: str, key: str) -> KeyRow | None:
+        """The key's row as of the caller's transaction (a read-only one will do)."""
+        return session.execute(_READ.where(_TABLE.c.tenant_id == tenant, _TABLE.c.key == key)).first()
 
-    def _update(self, tenant: str, key: str, where: Any, **values: Any) -> bool:
+    def _row(self, tenant: str, key: str) -> KeyRow | None:
+        with self.database.reading() as session:
+            return self.read(session, tenant, key)
+
+    def _update(self, tenant: str, key: str, where: Any, session: Session | None = None, **values: Any) -> bool:
         statement = (
-            update(IdempotencyRow)
-            .where(IdempotencyRow.tenant_id == tenant, IdempotencyRow.key == key, where)
-            .values(**values)
+            update(_TABLE).where(_TABLE.c.tenant_id == tenant, _TABLE.c.key == key, where).values(**values)
         )
-        with self.database.transaction() as session:
+        if session is not None:
             return bool(getattr(session.execute(statement), "rowcount", 0))
+        with self.database.transaction() as own:
+            return bool(getattr(own.execute(statement), "rowcount", 0))
 
     def peek(self, tenant: str, key: str, commitment: str) -> Replay | None:
         """A completed, unexpired answer for this key and payload, without claiming anything."""
-        row = self._row(tenant, key)
+        return self.replay_of(self._row(tenant, key), key, commitment)
+
+    def replay_of(self, row: KeyRow | None, key: str, commitment: str) -> Replay | None:
+        """What :meth:`peek` answers, for a row the caller read itself."""
         if row is None or row.state != "completed" or row.expires_at <= self.clock():
             return None
         if row.commitment != commitment:
             raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
         return Replay(dict(row.response or {}))
 
-    def claim(self, tenant: str, key: str, operation: str, commitment: str) -> Claimed | Replay:
-        """Hold ``key`` for this request, or answer as the request that holds or held it."""
+    def claim(
+        self, tenant: str, key: str, operation: str, commitment: str, on_claim: OnClaim | None = None
+    ) -> Claimed | Replay:
+        """Hold ``key`` for this request, or answer as the request that holds or held it.
+
+        ``on_claim`` runs inside the transaction that takes the key, only if this request takes it.
+        """
         deadline = self.clock() + self.policy.wait_seconds
         pause = 0.005
         while True:
@@ -103,7 +136,7 @@ class IdempotencyStore:
                 "expires_at": now + self.policy.lease_seconds + self.policy.ttl_seconds, "response": None,
                 "created_at": now,
             }  # fmt: skip
-            if self._insert(values):
+            if self._insert(values, on_claim):
                 return Claimed(key)
             row = self._row(tenant, key)
             if row is None:
@@ -119,7 +152,7 @@ class IdempotencyStore:
                 raise self._unresolved(key)
             if row.lease_until <= now:
                 # the holder cannot still be sending: it died or timed out after the request may have left
-                self._update(tenant, key, IdempotencyRow.state == "running", state="unresolved")
+                self._update(tenant, key, _TABLE.c.state == "running", state="unresolved")
                 raise self._unresolved(key)
             if now >= deadline:
                 raise IdempotencyConflict(f"a request with key {key} is still in flight; retry later", idempotency_key=key)
@@ -145,16 +178,17 @@ class IdempotencyStore:
             idempotency_key=key,
         )
 
-    def complete(self, tenant: str, key: str, response: Mapping[str, Any]) -> None:
+    def complete(self, tenant: str, key: str, response: Mapping[str, Any], session: Session | None = None) -> None:
+        """Store the answer (in the caller's transaction if given): duplicates now replay it."""
         now = self.clock()
         # an unresolved key may still learn its answer from a holder that was only slow
         self._update(
-            tenant, key, IdempotencyRow.state.in_(("running", "unresolved")),
+            tenant, key, _TABLE.c.state.in_(("running", "unresolved")), session,
             state="completed", response=dict(response), expires_at=now + self.policy.ttl_seconds,
         )  # fmt: skip
 
     def unresolved(self, tenant: str, key: str) -> None:
-        self._update(tenant, key, IdempotencyRow.state == "running", state="unresolved", expires_at=self.clock() + self.policy.ttl_seconds)
+        self._update(tenant, key, _TABLE.c.state == "running", state="unresolved", expires_at=self.clock() + self.policy.ttl_seconds)
 
     def release(self, tenant: str, key: str) -> None:
         """Nothing was sent: let the next request with this key run."""

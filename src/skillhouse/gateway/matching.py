@@ -101,16 +101,23 @@ class BoundReleases:
     def __init__(self, releases: Iterable[Mapping[str, Any]], tenant_gates: Iterable[Gate] = ()) -> None:
         self.operations: list[tuple[BoundOperation, Target]] = []
         self.gates: list[Gate] = list(tenant_gates)
+        # built once per turn, read on every request: candidates by (method, scheme, authority)
+        self._candidates: dict[tuple[str, str, str], list[tuple[BoundOperation, Target]]] = {}
         for release in releases:
             skill, version = str(release["skill"]), str(release["version"])
             authorities: set[str] = set()
             for doc in release.get("operations", []):
                 target = _template_target(str(doc["url"]))
                 authorities.add(target.authority)
-                self.operations.append((BoundOperation(skill, version, doc), target))
+                bound = (BoundOperation(skill, version, doc), target)
+                self.operations.append(bound)
+                key = (str(doc["method"]).upper(), target.scheme, target.authority)
+                self._candidates.setdefault(key, []).append(bound)
             for gate in release.get("gates", []):
                 method, _, path = str(gate["matches"]).partition(" ")
                 self.gates.append(Gate(method.upper(), path, str(gate.get("reason", "")), frozenset(authorities)))
+        self.authorities = frozenset(target.authority for _, target in self.operations)
+        """Every ``host:port`` the bound operations reach: the egress rule's share of the turn."""
 
     @property
     def urls(self) -> list[str]:
@@ -119,11 +126,7 @@ class BoundReleases:
     def match(self, method: str, target: Target) -> Match | None:
         """The bound operation this request is; the most literal template wins a tie."""
         best: tuple[int, Match] | None = None
-        for op, template in self.operations:
-            if str(op.document["method"]).upper() != method or template.scheme != target.scheme:
-                continue
-            if template.authority != target.authority:
-                continue
+        for op, template in self._candidates.get((method, target.scheme, target.authority), ()):
             params = match_path(template.path, target.path)
             if params is None:
                 continue

@@ -6,6 +6,12 @@ gate holds it unless an approval for exactly this request is used now; 7. claim 
 8. send to the checked address with credentials and ``Idempotency-Key`` injected; 9. redact the answer,
 store it under the key, audit the decision. :meth:`Gateway.fetch` answers in the ``fetch_url`` contract
 and never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
+
+Transactions per request, fewest that keep every guarantee: one read-only transaction for all the
+stored state a decision needs (tenant allow-list and gates, credentials, the key's row); the claim,
+which also opens the request's audit row, committed durably before anything is sent; and the
+completion, which stores the response and finishes the audit row together. A request without a key
+writes its audit row once, after it is decided.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog
@@ -37,7 +44,7 @@ from skillhouse.gateway.errors import (
     UpstreamFailed,
     UpstreamUnresolved,
 )
-from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, Replay
+from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, OnClaim, Replay
 from skillhouse.gateway.matching import BoundReleases, Gate, Match
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
@@ -83,6 +90,8 @@ class _Call:
     audit: AuditEntry
     decision: EgressDecision | None = None
     match: Match | None = None
+    audit_row: int | None = None
+    """The audit row opened with the idempotency claim, finished when the request ends."""
 
 
 class Gateway:
@@ -116,13 +125,28 @@ class Gateway:
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
 
-    def _record(self, call: _Call, decision: str, **values: Any) -> None:
+    def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
         entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
         if call.decision is not None:
             entry = replace(entry, address=str(call.decision.address))
         if call.match is not None:
             entry = replace(entry, operation=call.match.operation.qualified)
-        self.audit.record(entry)
+        return entry
+
+    def _record(self, call: _Call, decision: str, durable: bool = True, **values: Any) -> None:
+        entry = self._entry(call, decision, **values)
+        if call.audit_row is None:
+            self.audit.record(entry, durable)
+            return
+        with self.database.transaction() as session:
+            self.audit.finish(session, call.audit_row, entry)
+
+    def _open_audit(self, call: _Call, key: str, approval_id: str | None) -> OnClaim:
+        def open_row(session: Session) -> None:
+            entry = self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id)
+            call.audit_row = self.audit.open(session, entry)
+
+        return open_row
 
     @staticmethod
     def _read(turn: TurnContext, request: Mapping[str, Any]) -> _Call:
@@ -145,32 +169,39 @@ class Gateway:
         kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
         return _Call(method.upper(), url, kept, body, target, entry)
 
-    def _tenant_policy(self, turn: TurnContext) -> tuple[list[str], list[Gate]]:
-        with self.database.transaction() as session:
-            hosts = list(session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == turn.tenant)))
-            gates = [
-                Gate(*row.matches.partition(" ")[::2], reason=row.reason)
-                for row in session.scalars(select(TenantGateRow).where(TenantGateRow.tenant_id == turn.tenant))
-            ]
+    @staticmethod
+    def _tenant_policy(session: Session, tenant: str) -> tuple[list[str], list[Gate]]:
+        hosts = list(session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant)))
+        gates = [
+            Gate(*matches.partition(" ")[::2], reason=reason)
+            for matches, reason in session.execute(
+                select(TenantGateRow.matches, TenantGateRow.reason).where(TenantGateRow.tenant_id == tenant)
+            )
+        ]
         return hosts, gates
 
     def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
-        allow_list, tenant_gates = self._tenant_policy(turn)
-        policy = EgressPolicy.build(turn.releases.urls, allow_list, self.config.private_hosts)
+        match = turn.releases.match(call.method, call.target)
+        key: str | None = None
+        if match is not None and match.operation.document.get("identity"):
+            values = identity_values(match, call.target.query, call.headers, call.body)
+            key = idempotency_key(turn.tenant, match, values)
+        with self.database.reading() as session:
+            allow_list, tenant_gates = self._tenant_policy(session, turn.tenant)
+            injections = self.credentials.for_target(turn.tenant, call.target, session)
+            seen = None if key is None else self.keys.read(session, turn.tenant, key)
+        policy = EgressPolicy.of(turn.releases.authorities, allow_list, self.config.private_hosts)
         call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
-        call.match = turn.releases.match(call.method, call.target)
-        injections = self.credentials.for_target(turn.tenant, call.target)
+        call.match = match
         redactor = Redactor(secret for injection in injections for secret in injection.secrets)
         injected = {injection.header for injection in injections}
         canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
         committed = commitment(canonical)
-        key: str | None = None
-        if call.match is not None and call.match.operation.document.get("identity"):
-            values = identity_values(call.match, call.target.query, call.headers, call.body)
-            key = idempotency_key(turn.tenant, call.match, values)
-            replay = self.keys.peek(turn.tenant, key, committed)
+        if key is not None:
+            replay = self.keys.replay_of(seen, key, committed)
             if replay is not None:
-                self._record(call, "replayed", status=replay.response.get("status"), idempotency_key=key)
+                # nothing leaves for a replay: its audit row may wait for the WAL writer (see store/database.py)
+                self._record(call, "replayed", durable=False, status=replay.response.get("status"), idempotency_key=key)
                 return {**replay.response, "replayed": True}
         gate = turn.releases.gate_for(call.method, call.target, call.match)
         if gate is None:
@@ -184,9 +215,10 @@ class Gateway:
                     f"{call.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
         if key is not None:
-            claim = self.keys.claim(turn.tenant, key, call.match.operation.qualified if call.match else "", committed)
+            operation_name = call.match.operation.qualified if call.match else ""
+            claim = self.keys.claim(turn.tenant, key, operation_name, committed, self._open_audit(call, key, approval_id))
             if isinstance(claim, Replay):
-                self._record(call, "replayed", status=claim.response.get("status"), idempotency_key=key)
+                self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
                 return {**claim.response, "replayed": True}
         headers = {k: v for k, v in call.headers.items() if k.lower() not in injected | {"idempotency-key"}}
         headers.update({injection.header: injection.value for injection in injections})
@@ -213,9 +245,15 @@ class Gateway:
                 ) from None
             raise UpstreamFailed(f"{call.target.authority} failed after the request was sent ({exc})") from None
         answer = self._answer(response, redactor)
-        if key is not None:
-            self.keys.complete(turn.tenant, key, answer)
-        self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
+        if key is None or call.audit_row is None:
+            self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
+            return answer
+        # the claim is durable and the audit row open: losing this commit in an OS crash leaves the key
+        # running, then unresolved when its lease ends, so the request is still never resent
+        entry = self._entry(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
+        with self.database.transaction(durable=False) as session:
+            self.keys.complete(turn.tenant, key, answer, session)
+            self.audit.finish(session, call.audit_row, entry)
         return answer
 
     @staticmethod

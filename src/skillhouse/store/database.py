@@ -4,7 +4,18 @@ SQLite (the default, a file in the data directory) and PostgreSQL behave alike f
 because every rule that matters (unique versions, immutable releases) is a database constraint.
 SQLite needs two adjustments: write transactions take the write lock at ``BEGIN`` (``BEGIN
 IMMEDIATE``) so two concurrent publishers queue instead of failing on lock upgrade, and foreign
-keys are switched on per connection.
+keys are switched on per connection. Reads that write nothing use :meth:`Database.reading`: a
+deferred transaction, which in WAL mode takes no lock and runs beside the writer.
+
+Durability. SQLite runs in WAL mode with ``synchronous=NORMAL``: a commit is in the WAL file (the
+operating system's page cache) before ``COMMIT`` returns, so it survives the process being killed at
+any point, which is what the gateway's guarantees rest on (a key claimed before a request is sent is
+still claimed when a killed gateway's retry looks). What it gives up against ``FULL`` is the fsync per
+commit: an operating-system crash or power cut may lose the last commits (never corrupt the file).
+``FULL`` costs one fsync per commit, serialised behind SQLite's single writer; deployments that must
+survive power loss without a resend run PostgreSQL, where every commit is durable unless the caller
+asks for :meth:`Database.transaction` with ``durable=False`` (``synchronous_commit = off`` for that
+transaction only, for writes whose loss after an OS crash is safe).
 """
 
 from __future__ import annotations
@@ -16,12 +27,14 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+_ASYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_SECONDS = 30
+_READ_ONLY = "skillhouse_read_only"
 
 
 def _engine_for(url: str) -> Engine:
@@ -29,6 +42,7 @@ def _engine_for(url: str) -> Engine:
     if parsed.get_backend_name() == "postgresql":
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
+        # the pool holds one connection per concurrent transaction; none is held across an upstream call
         return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
     if parsed.get_backend_name() != "sqlite":
         raise ValueError(f"unsupported database URL {parsed.render_as_string(hide_password=True)!r}: use sqlite or postgresql")
@@ -43,12 +57,14 @@ def _engine_for(url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # see the module docstring: survives a killed process
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        deferred = connection.get_execution_options().get(_READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
     return engine
 
@@ -60,6 +76,7 @@ class Database:
         self.url = url
         self.engine = _engine_for(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._readers = sessionmaker(self.engine.execution_options(**{_READ_ONLY: True}), expire_on_commit=False)
 
     @property
     def dialect(self) -> str:
@@ -74,9 +91,22 @@ class Database:
             command.upgrade(config, "head")
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """A session whose work commits when the block ends and rolls back if it raises."""
+    def transaction(self, durable: bool = True) -> Iterator[Session]:
+        """A session whose work commits when the block ends and rolls back if it raises.
+
+        ``durable=False`` lets PostgreSQL acknowledge the commit before its WAL reaches the disk: the
+        write survives a killed process but may be lost in an OS crash. Only for writes whose loss
+        then is safe; on SQLite every commit already has that durability (see the module docstring).
+        """
         with self.sessions() as session, session.begin():
+            if not durable and self.dialect == "postgresql":
+                session.execute(_ASYNC_COMMIT)
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for reads only: on SQLite a deferred transaction that waits for no writer."""
+        with self._readers() as session, session.begin():
             yield session
 
     def dispose(self) -> None:
