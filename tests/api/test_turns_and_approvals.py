@@ -220,3 +220,32 @@ def test_the_allow_list_and_tenant_gates_are_the_tenants_own(client: TestClient,
     held = call(client, acme, turn["id"], "hollowbrook_create_booking", BOOKING)
     assert held["error"]["code"] == "approval-required"
     assert client.get("/v1/egress/gates", headers=globex).json() == {"gates": []}
+
+
+# POST /v1/turns/{id}/run: the agent loop with the deployment's model (scripted here).
+
+
+def tool_results(transcript: dict[str, Any], tool: str) -> list[Any]:
+    names = {c["id"]: c["name"] for m in transcript["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+    return [json.loads(m["content"]) for m in transcript["messages"] if m["role"] == "tool" and names.get(m["tool_call_id"]) == tool]
+
+
+def test_the_scripted_demo_books_once_and_holds_the_charge(client: TestClient, acme: Headers, house: HollowbrookHTTPServer) -> None:
+    turn = bind(client, acme)
+    response = client.post(f"/v1/turns/{turn['id']}/run", json={"prompt": "Book a double room."}, headers=acme)
+    assert response.status_code == 200, response.text
+    transcript = response.json()
+    assert transcript["stopped"] == "answer"
+    bookings = tool_results(transcript, "hollowbrook_create_booking")
+    assert [b.get("replayed", False) for b in bookings] == [False, True]
+    assert len(house.house.bookings()) == 1
+    (charge,) = tool_results(transcript, "hollowbrook_charge")
+    assert charge["error"]["code"] == "approval-required"
+    assert house.house.charges() == []
+    assert charge["error"]["approval_id"] in transcript["final"]
+
+
+def test_a_run_needs_a_prompt_or_messages_and_a_known_turn(client: TestClient, acme: Headers, globex: Headers) -> None:
+    turn = bind(client, acme)
+    assert client.post(f"/v1/turns/{turn['id']}/run", json={}, headers=acme).status_code == 422
+    assert client.post(f"/v1/turns/{turn['id']}/run", json={"prompt": "hi"}, headers=globex).status_code == 404

@@ -23,7 +23,8 @@ from skillhouse.api.bodies import SKILL_PATTERN, VERSION_PATTERN, Profile
 from skillhouse.api.deps import DatabaseDep, SettingsDep, TenantDep
 from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
-from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.host.calls import GuestUnavailable, run_agent, run_call
+from skillhouse.host.models.factory import ModelConfigError, model_from_spec
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
 
 router = APIRouter(prefix="/v1/turns", tags=["turns"])
@@ -130,3 +131,49 @@ def call_tool(turn_id: TurnId, body: CallIn, tenant: TenantDep, database: Databa
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
     return CallAnswer.model_validate(answer)
+
+
+class RunIn(BaseModel):
+    """Body of ``POST /v1/turns/{id}/run``: a conversation for the turn's model to carry on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str | None = Field(default=None, max_length=20_000, description="The user's message.")
+    messages: list[dict[str, Any]] | None = Field(
+        default=None, max_length=200, description="Earlier neutral messages (role, content, tool_calls, tool_call_id)."
+    )
+    system: str | None = Field(default=None, max_length=20_000, description="Extra system instructions.")
+    max_steps: int = Field(default=12, ge=1, le=50, description="Model steps before the loop stops.")
+
+
+class RunOut(BaseModel):
+    """The agent loop's transcript: every message, the final answer and why the loop stopped."""
+
+    model_config = ConfigDict(extra="allow")
+
+    final: str | None = Field(default=None, description="The model's final answer, when it gave one.")
+    stopped: str = Field(description="`answer`, `max-steps`, `model-error` or `bad-request`.")
+    steps: int
+    messages: list[dict[str, Any]]
+    error: dict[str, Any] | None = None
+
+
+@router.post("/{turn_id}/run", response_model_exclude_unset=True, responses=gateway_responses(404))
+def run_turn(turn_id: TurnId, body: RunIn, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+             settings: SettingsDep) -> RunOut:
+    """Run the agent loop with the deployment's model (``SKILLHOUSE_MODEL``): the model's tool calls go
+    through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript."""
+    if body.prompt is None and not body.messages:
+        raise ApiError(422, "invalid-request", "give a prompt or messages")
+    with database.transaction() as session:
+        turn = load_turn(session, tenant.id, turn_id)
+    try:
+        model = model_from_spec(settings.model)
+    except ModelConfigError as exc:
+        raise ApiError(503, "model-unavailable", str(exc)) from None
+    request = body.model_dump(exclude_none=True)
+    try:
+        transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, settings.guest)
+    except GuestUnavailable as exc:
+        raise ApiError(503, exc.code, str(exc)) from None
+    return RunOut.model_validate(transcript)

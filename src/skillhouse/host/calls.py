@@ -15,7 +15,7 @@ calls (idempotency keys, approvals) is the gateway's, in the store.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
@@ -30,6 +30,37 @@ class GuestUnavailable(RuntimeError):
         super().__init__(f"the {kind} guest runner cannot start: {reason}")
         self.code = "guest-unavailable"
         self.kind = kind
+
+
+def _runner(host: TurnHost, guest: str) -> Any:
+    try:
+        return make_runner(host, guest)
+    except Exception as exc:  # an unknown kind, or a wasm component that cannot be built or loaded
+        raise GuestUnavailable(guest, str(exc)) from None
+
+
+def run_agent(
+    gateway: Gateway,
+    tenant: str,
+    turn_id: str,
+    releases: Sequence[Mapping[str, Any]],
+    request: Mapping[str, Any],
+    complete: Callable[[dict[str, Any]], dict[str, Any]],
+    guest: str = "inprocess",
+) -> dict[str, Any]:
+    """Run the agent loop of turn ``turn_id``: ``request`` (``prompt`` or ``messages``, ``max_steps``)
+    goes to the model behind ``complete``, whose tool calls run through the guest and the gateway
+    exactly as :func:`run_call` runs one; the guest's transcript and final answer."""
+    context = TurnContext(tenant, turn_id, BoundReleases(releases))
+    host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
+    runner = _runner(host, guest)
+    try:
+        transcript: dict[str, Any] = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
+    finally:
+        close = getattr(runner, "close", None)
+        if close is not None:
+            close()
+    return transcript
 
 
 def run_call(
@@ -47,10 +78,7 @@ def run_call(
     """
     context = TurnContext(tenant, turn_id, BoundReleases(releases))
     host = TurnHost(releases, fetch=lambda request: gateway.fetch(context, request))
-    try:
-        runner = make_runner(host, guest)
-    except Exception as exc:  # an unknown kind, or a wasm component that cannot be built or loaded
-        raise GuestUnavailable(guest, str(exc)) from None
+    runner = _runner(host, guest)
     try:
         answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
     finally:
