@@ -1,49 +1,257 @@
-"""``make demo``: what skillhouse does, shown on the Hollowbrook guesthouse skill."""
+"""``make demo``: the whole shape on the Hollowbrook guesthouse, with real servers on loopback.
+
+It starts the Hollowbrook house and ``skillhouse serve`` (SQLite in ``.data/demo``), creates a tenant
+and its token, publishes the skill, binds a turn and lets the model (``SKILLHOUSE_MODEL``; the scripted
+demo plan by default) list rooms, load ``create_booking`` by its short name, book with one call, resend
+the booking, and try a charge, which the gateway holds. A person then approves the charge through the
+API, and the identical call runs it once. Everything it started is stopped before it exits.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx
+from cryptography.fernet import Fernet
 from rich.console import Console
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 
-from skillhouse.compiler import compile_dir, neutral_tool
+ROOT = Path(__file__).resolve().parents[2]
+HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
+WORK = ROOT / ".data" / "demo"
+GUEST_CACHE = ROOT / ".data" / "guest"
+PROMPT = "Book a double room at Hollowbrook for Ada Lovelace from 1 to 3 June 2031, and charge the stay."
+console = Console(highlight=False)
 
-HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
+
+class DemoFailed(Exception):
+    """A step of the demo did not do what it should; the message says which."""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "skillhouse.cli", *args]
+
+
+@contextmanager
+def _process(name: str, argv: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A child process whose output goes to ``log``; terminated (then killed) on the way out."""
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(argv, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT)
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            console.print(f"[dim]stopped {name} (pid {proc.pid})[/dim]")
+
+
+def _wait_for(url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[str, str] | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise DemoFailed(f"{proc.args!r} exited early:\n{log.read_text()[-2000:]}")
+        try:
+            if httpx.get(url, headers=headers, timeout=2).status_code < 500:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise DemoFailed(f"{url} did not answer within 60 s:\n{log.read_text()[-2000:]}")
+
+
+def _guest_kind() -> str:
+    """wasm where the component builds here (the first build takes a while, then it is cached)."""
+    wanted = os.environ.get("SKILLHOUSE_GUEST", "wasm")
+    if wanted != "wasm":
+        return wanted
+    from skillhouse.host.wasm_build import GuestBuildError, ensure_component
+
+    with console.status("preparing the guest WebAssembly component (built once, then cached)") as status:
+        try:
+            built = ensure_component(cache_dir=GUEST_CACHE, progress=status.update)
+        except GuestBuildError as exc:
+            console.print(f"[yellow]the wasm guest cannot be built here ({exc.code}); using the in-process guest[/yellow]")
+            return "inprocess"
+    note = f"built in {built.build_seconds + built.compile_seconds:.0f} s" if built.built else "from the cache"
+    console.print(f"guest: WebAssembly component ({note})")
+    return "wasm"
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _result_summary(result: Any) -> str:
+    if not isinstance(result, dict):
+        return _short(result)
+    if "error" in result:
+        error = result["error"]
+        extra = f" (approval {error['approval_id']})" if error.get("approval_id") else ""
+        return f"[yellow]{error.get('code')}[/yellow]{extra}: {_short(error.get('message', ''), 100)}"
+    if "status" in result:
+        replay = " [cyan]replayed: the stored answer, nothing sent[/cyan]" if result.get("replayed") else ""
+        return f"HTTP {result['status']}{replay} {_short(result.get('body', ''), 110)}"
+    if "loaded" in result:
+        names = [t["name"] if isinstance(t, dict) else str(t) for t in result["loaded"]]
+        return f"loaded {', '.join(names)}" + (f"; not: {_short(result.get('not_loaded'), 80)}" if result.get("not_loaded") else "")
+    return _short(result)
+
+
+def print_transcript(transcript: dict[str, Any]) -> None:
+    """The agent loop, step by step: what the model said and called, and what each call answered."""
+    table = Table(title="The turn", show_lines=True, expand=True)
+    table.add_column("#", justify="right", width=3)
+    table.add_column("model")
+    table.add_column("answer")
+    results = {m["tool_call_id"]: m["content"] for m in transcript["messages"] if m.get("role") == "tool"}
+    step = 0
+    for message in transcript["messages"]:
+        if message.get("role") == "user":
+            table.add_row("", f"[bold]user[/bold]: {message['content']}", "")
+        if message.get("role") != "assistant":
+            continue
+        step += 1
+        said = f"[italic]{message['content']}[/italic]\n" if message.get("content") else ""
+        calls = message.get("tool_calls") or []
+        if not calls:
+            table.add_row(str(step), f"{said}[bold]final answer[/bold]", "")
+        for call in calls:
+            result = results.get(call["id"])
+            decoded = json.loads(result) if isinstance(result, str) and result[:1] in "{[" else result
+            table.add_row(str(step), f"{said}{call['name']}({_short(call.get('arguments'), 120)})", _result_summary(decoded))
+            said = ""
+    console.print(table)
+    if transcript.get("final"):
+        console.print(Panel(transcript["final"], title="final answer"))
+
+
+def _calls_of(transcript: dict[str, Any], tool: str) -> list[tuple[dict[str, Any], Any]]:
+    results = {m["tool_call_id"]: m["content"] for m in transcript["messages"] if m.get("role") == "tool"}
+    found = []
+    for message in transcript["messages"]:
+        for call in message.get("tool_calls") or []:
+            if call["name"] == tool:
+                content = results.get(call["id"])
+                found.append((call["arguments"], json.loads(content) if isinstance(content, str) else content))
+    return found
+
+
+def run_demo() -> None:
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    model = os.environ.get("SKILLHOUSE_MODEL", "scripted")
+    console.rule("[bold]skillhouse demo: the Hollowbrook guesthouse[/bold]")
+    console.print(f"model: {model}    store: SQLite in {WORK.relative_to(ROOT)}")
+    guest = _guest_kind()
+    house_port, api_port = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "SKILLHOUSE_DATA_DIR": str(WORK),
+        "SKILLHOUSE_DATABASE_URL": f"sqlite:///{WORK / 'skillhouse.db'}",
+        "SKILLHOUSE_SECRET_KEY": Fernet.generate_key().decode(),
+        "SKILLHOUSE_RESOLVE": f"hollowbrook.local:8084=127.0.0.1:{house_port}",
+        "SKILLHOUSE_GUEST": guest,
+        "SKILLHOUSE_GUEST_CACHE": str(GUEST_CACHE),
+        "SKILLHOUSE_MODEL": model,
+    }
+    house = f"http://127.0.0.1:{house_port}"
+    api = f"http://127.0.0.1:{api_port}"
+    with ExitStack() as stack:
+        house_log, api_log = WORK / "hollowbrook.log", WORK / "serve.log"
+        house_proc = stack.enter_context(
+            _process("the Hollowbrook house", _cli("hollowbrook-server", "--port", str(house_port)), env, house_log)
+        )
+        _wait_for(f"{house}/rooms", house_proc, house_log)
+        console.print(f"started the Hollowbrook house at {house} (skill host hollowbrook.local:8084 maps here)")
+
+        token = subprocess.run(_cli("tokens", "create", "--tenant", "demo", "--label", "make demo"), env=env,
+                               capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip()
+        console.print(f"$ skillhouse tokens create --tenant demo   → {token[:8]}… (shown once, stored hashed)")
+        auth = {"Authorization": f"Bearer {token}"}
+
+        api_proc = stack.enter_context(_process("skillhouse serve", _cli("serve", "--port", str(api_port)), env, api_log))
+        _wait_for(f"{api}/v1/skills", api_proc, api_log, auth)
+        console.print(f"started skillhouse serve at {api}")
+
+        published = subprocess.run(_cli("publish", str(HOLLOWBROOK), "--server", api), env={**env, "SKILLHOUSE_TOKEN": token},
+                                   capture_output=True, text=True, cwd=ROOT)
+        if published.returncode != 0:
+            raise DemoFailed(f"publish failed:\n{published.stderr}{published.stdout}")
+        console.print(f"$ skillhouse publish examples/hollowbrook   → {published.stdout.strip() or published.stderr.strip()}")
+
+        client = stack.enter_context(httpx.Client(base_url=api, headers=auth, timeout=120))
+        turn = _ok(client.post("/v1/turns", json={"skills": [{"name": "hollowbrook", "version": "1.0.0"}], "profile": "openai"}))
+        console.print(f"bound turn {turn['id']}: {len(turn['tools'])} tools offered in the openai profile\n")
+
+        transcript = _ok(client.post(f"/v1/turns/{turn['id']}/run", json={"prompt": PROMPT}))
+        print_transcript(transcript)
+
+        charges = [(args, result) for args, result in _calls_of(transcript, "hollowbrook_charge")
+                   if isinstance(result, dict) and result.get("error", {}).get("code") == "approval-required"]
+        if charges:
+            arguments, held = charges[-1]
+            approval_id = held["error"]["approval_id"]
+            approval = _ok(client.get(f"/v1/approvals/{approval_id}"))
+            request = approval.get("request") or approval.get("canonical") or {}
+            console.print(Panel(
+                f"{request.get('method', '')} {request.get('url', '')}\n{_short(request.get('body'), 300)}\n"
+                f"commitment {approval.get('commitment')}",
+                title=f"held for approval: {approval_id}",
+            ))
+            _ok(client.post(f"/v1/approvals/{approval_id}/approve"))
+            console.print(f"a person approves it: POST /v1/approvals/{approval_id}/approve")
+            first = _ok(client.post(f"/v1/turns/{turn['id']}/calls", json={"tool": "hollowbrook_charge", "arguments": arguments}))
+            console.print(f"the identical charge runs: {_result_summary(first)}")
+            again = _ok(client.post(f"/v1/turns/{turn['id']}/calls", json={"tool": "hollowbrook_charge", "arguments": arguments}))
+            console.print(f"and once more:             {_result_summary(again)}")
+
+        bookings = httpx.get(f"{house}/bookings").json()
+        charged = httpx.get(f"{house}/charges").json()
+        bookings = bookings.get("bookings", bookings) if isinstance(bookings, dict) else bookings
+        charged = charged.get("charges", charged) if isinstance(charged, dict) else charged
+        console.print(f"\nthe house has {len(bookings)} booking(s) and {len(charged)} charge(s)")
+        if model.startswith("scripted") and (len(bookings) != 1 or len(charged) != 1):
+            raise DemoFailed(f"expected one booking and one charge, the house has {bookings} and {charged}")
+    console.rule("[green]done: one booking despite the resend; the charge ran once, after approval[/green]")
+
+
+def _ok(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        raise DemoFailed(f"{response.request.method} {response.request.url.path} answered {response.status_code}: {response.text[:500]}")
+    return response.json()
 
 
 def main() -> int:
-    console = Console()
-    console.rule("[bold]skillhouse demo: Hollowbrook[/bold]")
-    console.print(f"$ skillhouse check {HOLLOWBROOK.name}")
-    compiled, errors = compile_dir(HOLLOWBROOK)
-    if compiled is None:
-        for error in errors:
-            console.print(f"[red]{error}[/red]")
+    try:
+        run_demo()
+    except DemoFailed as exc:
+        console.print(f"[red]demo failed:[/red] {exc}")
         return 1
-    console.print(f"[green]ok[/green]: {len(compiled.operations)} operations, release {compiled.digest}\n")
-
-    table = Table(title="Operations as tools", show_lines=False)
-    for column in ("tool", "request", "arguments", "identity", "approval"):
-        table.add_column(column)
-    for op in compiled.operations:
-        args = ", ".join(f"{a.name} ({a.location})" for a in op.arguments)
-        table.add_row(
-            op.tool_name,
-            f"{op.method} {op.url}",
-            args,
-            ", ".join(op.identity) or "-",
-            op.approval["matches"] if op.approval else "-",
-        )
-    console.print(table)
-
-    booking = next(op for op in compiled.operations if op.name == "create_booking")
-    console.print(Panel(Syntax(json.dumps(neutral_tool(booking), indent=2), "json"), title="$ skillhouse tools: create_booking"))
-    size = len(compiled.canonical())
-    console.print(f"$ skillhouse compile: canonical release JSON, {size} bytes, {compiled.digest}")
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
