@@ -78,3 +78,19 @@ def test_a_duplicate_in_flight_gets_a_conflict_after_its_bounded_wait(
     assert first[0]["status"] == 201
     assert len(upstream.recorder.bookings) == 1
     gateway.close()
+
+
+def test_the_audit_row_is_written_with_the_claim_before_the_request_leaves(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    upstream.recorder.hold = threading.Event()
+    runner = threading.Thread(target=lambda: gateway.fetch(turn, booking_request()))
+    runner.start()
+    assert upstream.recorder.received.wait(5)
+    in_flight = gateway.audit.rows(turn.tenant)
+    upstream.recorder.hold.set()
+    runner.join(5)
+    assert [(row["decision"], row["status"]) for row in in_flight] == [("allowed", None)]
+    assert in_flight[0]["idempotency_key"].startswith("skh-")
+    finished = gateway.audit.rows(turn.tenant)
+    assert [(row["id"], row["decision"], row["status"]) for row in finished] == [(in_flight[0]["id"], "allowed", 201)]

@@ -16,11 +16,11 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Table, bindparam, insert, select, update
 
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow
+from skillhouse.store.prepared import DriverTransaction, Prepared, writing
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -42,7 +42,7 @@ class AuditEntry:
 
 
 _TABLE = cast(Table, AuditRow.__table__)
-_INSERT = insert(_TABLE).returning(_TABLE.c.id)
+_FINISHED = ("decision", "code", "status", "approval_id")
 
 
 def _log(entry: AuditEntry) -> None:
@@ -56,24 +56,28 @@ def _log(entry: AuditEntry) -> None:
 class AuditLog:
     def __init__(self, database: Database) -> None:
         self.database = database
+        columns = [c.name for c in _TABLE.c if c.name != "id"]
+        self._open = Prepared(database, insert(_TABLE).values({n: bindparam(n) for n in columns}).returning(_TABLE.c.id))
+        self._finish = Prepared(
+            database, update(_TABLE).where(_TABLE.c.id == bindparam("row_id")).values({n: bindparam(n) for n in _FINISHED})
+        )
 
     def record(self, entry: AuditEntry, durable: bool = True) -> None:
         """Write one finished decision in its own transaction (``durable`` as in ``Database.transaction``)."""
         _log(entry)
-        with self.database.transaction(durable) as session:
-            self.open(session, entry)
+        with writing(self.database, durable) as transaction:
+            self.open(transaction, entry)
 
-    def open(self, session: Session, entry: AuditEntry) -> int:
+    def open(self, transaction: DriverTransaction, entry: AuditEntry) -> int:
         """Write ``entry`` in the caller's transaction; its row id, for :meth:`finish`."""
-        return int(session.execute(_INSERT, {"at": time.time(), **asdict(entry)}).scalar_one())
+        row = transaction.first(self._open, {"at": time.time(), **asdict(entry)})
+        assert row is not None  # INSERT ... RETURNING always returns the row
+        return int(row[0])
 
-    def finish(self, session: Session, row_id: int, entry: AuditEntry) -> None:
+    def finish(self, transaction: DriverTransaction, row_id: int, entry: AuditEntry) -> None:
         """Bring an opened row up to date with how the decision ended, in the caller's transaction."""
         _log(entry)
-        session.execute(
-            update(_TABLE).where(_TABLE.c.id == row_id),
-            {"decision": entry.decision, "code": entry.code, "status": entry.status, "approval_id": entry.approval_id},
-        )
+        transaction.execute(self._finish, {"row_id": row_id, **{n: getattr(entry, n) for n in _FINISHED}})
 
     def rows(self, tenant: str, limit: int = 100) -> list[dict[str, Any]]:
         with self.database.reading() as session:

@@ -13,22 +13,22 @@ import base64
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from cryptography.fernet import Fernet, InvalidToken
-from sqlalchemy import delete, select
+from sqlalchemy import Table, bindparam, delete, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow
+from skillhouse.store.prepared import DriverTransaction, Prepared, reading
 
 SCHEMES = ("bearer", "basic", "header")
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _HOST = re.compile(r"^[a-z0-9.\-\[\]:]+$")
-_TABLE = CredentialRow.__table__
+_TABLE = cast(Table, CredentialRow.__table__)
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,13 @@ class CredentialStore:
 
     def __init__(self, database: Database, secret_key: str | None) -> None:
         self.database = database
+        self._for_target = Prepared(
+            database,
+            select(_TABLE.c.host, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value).where(
+                _TABLE.c.tenant_id == bindparam("tenant"),
+                or_(_TABLE.c.host == bindparam("host"), _TABLE.c.host == bindparam("authority")),
+            ),
+        )
         self._fernet: Fernet | None = None
         if secret_key:
             try:
@@ -141,35 +148,33 @@ class CredentialStore:
             )
             return bool(getattr(result, "rowcount", 0))
 
-    def for_target(self, tenant: str, target: Target, session: Session | None = None) -> Sequence[Injection]:
+    def for_target(self, tenant: str, target: Target, transaction: DriverTransaction | None = None) -> Sequence[Injection]:
         """The headers to inject for a request to ``target`` (decrypted here and only here).
 
-        Read in the caller's ``session`` when given (the gateway reads all it needs in one transaction).
+        Read in the caller's ``transaction`` when given (the gateway reads all it needs on one connection).
         """
-        statement = select(_TABLE.c.host, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value).where(
-            _TABLE.c.tenant_id == tenant, _TABLE.c.host.in_([target.host, target.authority])
-        )
-        if session is None:
-            with self.database.reading() as own:
-                rows = list(own.execute(statement))
+        values = {"tenant": tenant, "host": target.host, "authority": target.authority}
+        if transaction is None:
+            with reading(self.database) as own:
+                found = own.rows(self._for_target, values)
         else:
-            rows = list(session.execute(statement))
-        if not rows:
+            found = transaction.rows(self._for_target, values)
+        if not found:
             return ()
         cipher = self._cipher()
-        chosen: dict[str, Any] = {}
-        for row in rows:
+        chosen: dict[str, tuple[str, str, str]] = {}
+        for host, header, scheme, encrypted in found:
             # a host:port binding is more specific than a host binding for the same header
-            if row.header not in chosen or row.host == target.authority:
-                chosen[row.header] = row
+            if header not in chosen or host == target.authority:
+                chosen[header] = (host, scheme, encrypted)
         injections = []
-        for row in chosen.values():
+        for header, (host, scheme, encrypted) in chosen.items():
             try:
-                value = cipher.decrypt(row.value.encode()).decode()
+                value = cipher.decrypt(encrypted.encode()).decode()
             except InvalidToken:
                 raise CredentialError(
-                    f"the credential for {row.host} ({row.header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
+                    f"the credential for {host} ({header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
                     code="credential-undecryptable",
                 ) from None
-            injections.append(Injection(row.header, value, secrets_of(row.scheme, value)))
+            injections.append(Injection(header, value, secrets_of(scheme, value)))
         return injections

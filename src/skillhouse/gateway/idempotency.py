@@ -27,13 +27,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, delete, select, update
+from sqlalchemy import Table, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
+from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, reading, writing
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,21 @@ class Replay:
 
 
 _TABLE = cast(Table, IdempotencyRow.__table__)
-_READ = select(_TABLE.c.state, _TABLE.c.commitment, _TABLE.c.lease_until, _TABLE.c.expires_at, _TABLE.c.response)
+_THIS_KEY = (_TABLE.c.tenant_id == bindparam("tenant"), _TABLE.c.key == bindparam("key"))
 
-KeyRow = Row[*tuple[Any, ...]]
-"""A key's ``state``, ``commitment``, ``lease_until``, ``expires_at`` and ``response``."""
 
-OnClaim = Callable[[Session], None]
+@dataclass(frozen=True)
+class KeyRow:
+    """A key's row as read: who holds it until when, the payload it was first seen with, its answer."""
+
+    state: str
+    commitment: str
+    lease_until: float
+    expires_at: float
+    response: dict[str, Any] | None
+
+
+OnClaim = Callable[[DriverTransaction], None]
 """Writes to make in the claim's own transaction, only if this request won the key."""
 
 
@@ -74,38 +83,47 @@ class IdempotencyStore:
         self.database = database
         self.policy = policy or KeyPolicy()
         self.clock = clock
+        insert = postgresql.insert if database.dialect == "postgresql" else sqlite.insert
+        # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
+        self._claim = Prepared(
+            database,
+            insert(_TABLE).values({c.name: bindparam(c.name) for c in _TABLE.c}).on_conflict_do_nothing().returning(_TABLE.c.key),
+        )
+        columns = (_TABLE.c.state, _TABLE.c.commitment, _TABLE.c.lease_until, _TABLE.c.expires_at, _TABLE.c.response)
+        self._read = Prepared(database, select(*columns).where(*_THIS_KEY))
+        # an unresolved key may still learn its answer from a holder that was only slow
+        self._complete = Prepared(
+            database,
+            update(_TABLE)
+            .where(*_THIS_KEY, or_(_TABLE.c.state == "running", _TABLE.c.state == "unresolved"))
+            .values(state="completed", response=bindparam("response"), expires_at=bindparam("expires_at")),
+        )
 
     def _insert(self, values: Mapping[str, Any], on_claim: OnClaim | None) -> bool:
-        dialect = self.database.dialect
-        statement: Any
-        if dialect == "postgresql":
-            statement = postgresql.insert(_TABLE).values(**values).on_conflict_do_nothing()
-        else:
-            statement = sqlite.insert(_TABLE).values(**values).on_conflict_do_nothing()
-        # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
-        with self.database.transaction() as session:
-            won = session.execute(statement.returning(_TABLE.c.key)).first() is not None
+        with writing(self.database) as transaction:
+            won = transaction.first(self._claim, values) is not None
             if won and on_claim is not None:
-                on_claim(session)
+                on_claim(transaction)
             return won
 
-    @staticmethod
-    def read(session: Session, tenant: str, key: str) -> KeyRow | None:
-        """The key's row as of the caller's transaction (a read-only one will do)."""
-        return session.execute(_READ.where(_TABLE.c.tenant_id == tenant, _TABLE.c.key == key)).first()
+    def read(self, transaction: DriverTransaction, tenant: str, key: str) -> KeyRow | None:
+        """The key's row, read in the caller's transaction (a :func:`reading` one will do)."""
+        row = transaction.first(self._read, {"tenant": tenant, "key": key})
+        if row is None:
+            return None
+        state, commitment, lease_until, expires_at, response = row
+        return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
 
     def _row(self, tenant: str, key: str) -> KeyRow | None:
-        with self.database.reading() as session:
-            return self.read(session, tenant, key)
+        with reading(self.database) as transaction:
+            return self.read(transaction, tenant, key)
 
-    def _update(self, tenant: str, key: str, where: Any, session: Session | None = None, **values: Any) -> bool:
+    def _update(self, tenant: str, key: str, where: Any, **values: Any) -> bool:
         statement = (
             update(_TABLE).where(_TABLE.c.tenant_id == tenant, _TABLE.c.key == key, where).values(**values)
         )
-        if session is not None:
+        with self.database.transaction() as session:
             return bool(getattr(session.execute(statement), "rowcount", 0))
-        with self.database.transaction() as own:
-            return bool(getattr(own.execute(statement), "rowcount", 0))
 
     def peek(self, tenant: str, key: str, commitment: str) -> Replay | None:
         """A completed, unexpired answer for this key and payload, without claiming anything."""
@@ -178,14 +196,15 @@ class IdempotencyStore:
             idempotency_key=key,
         )
 
-    def complete(self, tenant: str, key: str, response: Mapping[str, Any], session: Session | None = None) -> None:
+    def complete(self, tenant: str, key: str, response: Mapping[str, Any], transaction: DriverTransaction | None = None) -> None:
         """Store the answer (in the caller's transaction if given): duplicates now replay it."""
-        now = self.clock()
-        # an unresolved key may still learn its answer from a holder that was only slow
-        self._update(
-            tenant, key, _TABLE.c.state.in_(("running", "unresolved")), session,
-            state="completed", response=dict(response), expires_at=now + self.policy.ttl_seconds,
-        )  # fmt: skip
+        values = {"tenant": tenant, "key": key, "response": json_text(dict(response)),
+                  "expires_at": self.clock() + self.policy.ttl_seconds}  # fmt: skip
+        if transaction is not None:
+            transaction.execute(self._complete, values)
+            return
+        with writing(self.database) as own:
+            own.execute(self._complete, values)
 
     def unresolved(self, tenant: str, key: str) -> None:
         self._update(tenant, key, _TABLE.c.state == "running", state="unresolved", expires_at=self.clock() + self.policy.ttl_seconds)

@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import BindParameter, bindparam, select
 
 from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog
@@ -50,6 +49,7 @@ from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, TenantGateRow
+from skillhouse.store.prepared import DriverTransaction, Prepared, reading, writing
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -111,6 +111,11 @@ class Gateway:
         self.audit = AuditLog(database)
         self.upstream = upstream or UpstreamClient()
         self.resolver = resolver
+        tenant: BindParameter[str] = bindparam("tenant")
+        self._allowed_hosts = Prepared(database, select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant))
+        self._tenant_gates = Prepared(
+            database, select(TenantGateRow.matches, TenantGateRow.reason).where(TenantGateRow.tenant_id == tenant)
+        )
 
     def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract."""
@@ -138,13 +143,13 @@ class Gateway:
         if call.audit_row is None:
             self.audit.record(entry, durable)
             return
-        with self.database.transaction() as session:
-            self.audit.finish(session, call.audit_row, entry)
+        with writing(self.database) as transaction:
+            self.audit.finish(transaction, call.audit_row, entry)
 
     def _open_audit(self, call: _Call, key: str, approval_id: str | None) -> OnClaim:
-        def open_row(session: Session) -> None:
+        def open_row(transaction: DriverTransaction) -> None:
             entry = self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id)
-            call.audit_row = self.audit.open(session, entry)
+            call.audit_row = self.audit.open(transaction, entry)
 
         return open_row
 
@@ -169,15 +174,12 @@ class Gateway:
         kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
         return _Call(method.upper(), url, kept, body, target, entry)
 
-    @staticmethod
-    def _tenant_policy(session: Session, tenant: str) -> tuple[list[str], list[Gate]]:
-        hosts = list(session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant)))
-        gates = [
-            Gate(*matches.partition(" ")[::2], reason=reason)
-            for matches, reason in session.execute(
-                select(TenantGateRow.matches, TenantGateRow.reason).where(TenantGateRow.tenant_id == tenant)
-            )
-        ]
+    def _tenant_policy(self, transaction: DriverTransaction, tenant: str) -> tuple[list[str], list[Gate]]:
+        hosts = [host for (host,) in transaction.rows(self._allowed_hosts, {"tenant": tenant})]
+        gates = []
+        for matches, reason in transaction.rows(self._tenant_gates, {"tenant": tenant}):
+            method, _, path = str(matches).partition(" ")
+            gates.append(Gate(method, path, reason=reason))
         return hosts, gates
 
     def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
@@ -186,10 +188,10 @@ class Gateway:
         if match is not None and match.operation.document.get("identity"):
             values = identity_values(match, call.target.query, call.headers, call.body)
             key = idempotency_key(turn.tenant, match, values)
-        with self.database.reading() as session:
-            allow_list, tenant_gates = self._tenant_policy(session, turn.tenant)
-            injections = self.credentials.for_target(turn.tenant, call.target, session)
-            seen = None if key is None else self.keys.read(session, turn.tenant, key)
+        with reading(self.database) as transaction:
+            allow_list, tenant_gates = self._tenant_policy(transaction, turn.tenant)
+            injections = self.credentials.for_target(turn.tenant, call.target, transaction)
+            seen = None if key is None else self.keys.read(transaction, turn.tenant, key)
         policy = EgressPolicy.of(turn.releases.authorities, allow_list, self.config.private_hosts)
         call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
         call.match = match
@@ -251,9 +253,9 @@ class Gateway:
         # the claim is durable and the audit row open: losing this commit in an OS crash leaves the key
         # running, then unresolved when its lease ends, so the request is still never resent
         entry = self._entry(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
-        with self.database.transaction(durable=False) as session:
-            self.keys.complete(turn.tenant, key, answer, session)
-            self.audit.finish(session, call.audit_row, entry)
+        with writing(self.database, durable=False) as transaction:
+            self.keys.complete(turn.tenant, key, answer, transaction)
+            self.audit.finish(transaction, call.audit_row, entry)
         return answer
 
     @staticmethod
