@@ -2,7 +2,7 @@
 
 One turn bound from a temporary SQLite store holding Hollowbrook, the house on loopback, the
 in-process guest. The same read-only call (``hollowbrook_list_rooms``) is made straight through the
-guest (gateway and house included), through the SDK client over the in-memory transport, and over
+shared call path (:func:`~skillhouse.host.calls.run_call`: a fresh guest, the gateway, the house), through the SDK client over the in-memory transport, and over
 streamable HTTP on loopback; the differences are the MCP layer's cost. Start: a new
 ``skillhouse mcp --http 0`` process until it announces its URL.
 """
@@ -22,8 +22,9 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from skillhouse.cli_mcp import BoundTurn, bind_turn
+from skillhouse.cli_mcp import BoundTurn, open_turn
 from skillhouse.examples import running_hollowbrook
+from skillhouse.host.calls import run_call
 from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version
@@ -63,14 +64,10 @@ async def _per_call(call: Callable[[], Awaitable[object]], seconds: float = 1.0)
 
 
 async def _measure(turn: BoundTurn) -> dict[str, float]:
-    import json
-
-    arguments = json.dumps(ARGUMENTS)
-
     async def direct() -> object:
-        return turn.runner.call_tool(TOOL, arguments)
+        return run_call(turn.gateway, turn.tenant, turn.turn_id, turn.turn.releases, TOOL, ARGUMENTS, guest=turn.guest)
 
-    server = mcp_server(TurnTools(turn.runner, turn.releases), "skillhouse")
+    server = mcp_server(TurnTools(turn.gateway, turn.turn, turn.guest), "skillhouse")
     times = {"guest and gateway, no MCP": await _per_call(direct)}
     async with Client(server) as client:
         times["MCP, in-memory transport"] = await _per_call(lambda: client.call_tool(TOOL, ARGUMENTS))
@@ -106,7 +103,7 @@ def _start_seconds(env: dict[str, str]) -> float:
 def run() -> str:
     with tempfile.TemporaryDirectory() as scratch, running_hollowbrook() as house:
         env = _store(Path(scratch), house.port)
-        turn = bind_turn(Settings.from_env(env), ["hollowbrook@1.0.0"], "bench")
+        turn = open_turn(Settings.from_env(env), ["hollowbrook@1.0.0"], "bench")
         try:
             times = anyio.run(_measure, turn)
         finally:

@@ -1,72 +1,80 @@
 """``skillhouse mcp``: bind a turn to releases in the local store and serve its tools over MCP.
 
-The turn is bound the way every turn is: the releases are read from the registry store for one
-tenant, a turn row is recorded (profile ``mcp``) so approvals and the audit log name it, every
-request the guest builds goes through the gateway (egress, credentials, approvals, idempotency),
-and the guest runs in the runner the settings choose. Every problem before serving is a
-:class:`BindError` with a stable code, which the command prints and exits 2 on: never a traceback.
+The turn takes the path an API turn takes: :func:`skillhouse.registry.turns.bind_turn` reads the
+releases the tenant sees and records the turn (profile ``mcp``) so approvals and the audit log name
+it; :func:`skillhouse.gateway.make_gateway` builds the gateway from the settings; and every call runs
+through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.host.mcp_server`). Every problem
+before serving is a :class:`BindError` with a stable code, which the command prints and exits 2 on:
+never a traceback.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import secrets
 import signal
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
-from skillhouse.host import TurnHost, make_runner
-from skillhouse.host.runner import RUNNER_KINDS, GuestRunner
+from skillhouse.gateway import Gateway, GatewayError, make_gateway
+from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.registry.errors import RegistryError
-from skillhouse.registry.releases import get_release
 from skillhouse.registry.tokens import TokenRejected, authenticate
+from skillhouse.registry.turns import Turn, bind_turn
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
-from skillhouse.store.gateway_tables import TurnRow
 
 SKILL_REF = re.compile(r"^(?P<skill>[^@\s]+)@(?P<version>[^@\s]+)$")
 PROFILE = "mcp"
+_PROBLEM_INDEX = re.compile(r"^skills\.(?P<index>\d+)")
 
 
 class BindError(Exception):
-    """The turn cannot be bound: ``code`` says why (``invalid-skill``, ``no-tenant``, ``not-found``...)."""
+    """The turn cannot be bound: ``code`` says why (``invalid-skill``, ``no-tenant``, ``invalid-turn``...).
 
-    def __init__(self, code: str, message: str) -> None:
+    ``problems`` holds one line per problem when there are several things wrong at once.
+    """
+
+    def __init__(self, code: str, message: str, problems: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.problems = list(problems)
 
 
 @dataclass
 class BoundTurn:
-    """A turn bound for MCP: its id and tenant, the release documents, the guest and the gateway."""
+    """A turn bound for MCP: the recorded turn, the gateway its calls go through, the guest runner kind."""
 
-    turn_id: str
-    tenant: str
-    releases: list[dict[str, Any]]
-    runner: GuestRunner
+    turn: Turn
     gateway: Gateway
     database: Database
-    closing: list[Any] = field(default_factory=list)
+    guest: str
+
+    @property
+    def turn_id(self) -> str:
+        return self.turn.id
+
+    @property
+    def tenant(self) -> str:
+        return self.turn.tenant
 
     def instructions(self) -> str:
         """What the client's model is told: the skills' descriptions and where approvals happen."""
-        skills = "\n".join(f"- {r['skill']} {r['version']}: {r.get('description', '')}" for r in self.releases)
+        releases = self.turn.releases
+        skills = "\n".join(f"- {r['skill']} {r['version']}: {r.get('description', '')}" for r in releases)
         return (
             f"Tools of skillhouse turn {self.turn_id} (tenant {self.tenant}):\n{skills}\n"
             "Every call is checked and sent through the skillhouse gateway. A call held for approval "
-            "answers with an approval id; after a person approves it, repeat the same call once. "
+            "answers with an approval id; after a person approves it (POST /v1/approvals/{id}/approve, "
+            "or the console), repeat the same call once. "
             "Read a skill's instructions and documents with read_object (e.g. 'skill/<name>')."
         )
 
     def close(self) -> None:
-        for resource in self.closing:
-            resource.close()
         self.gateway.close()
         self.database.dispose()
 
@@ -95,9 +103,9 @@ def choose_tenant(database: Database, tenant: str | None, token: str | None) -> 
             raise BindError(exc.code, f"SKILLHOUSE_TOKEN: {exc.message}") from None
 
 
-def bind_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None,
+def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None,
               token: str | None = None, guest: str | None = None) -> BoundTurn:
-    """Read the releases, record the turn row, put the gateway in front, start the guest runner."""
+    """Bind the turn as the API does, build the settings' gateway, check the guest runner starts."""
     wanted = parse_skill_refs(refs)
     kind = guest or settings.guest
     if kind not in RUNNER_KINDS:
@@ -107,35 +115,42 @@ def bind_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None
     except Exception as exc:  # a bad URL, an unreachable server or a failed migration: all said the same way
         raise BindError("database-unavailable", f"cannot open the store at {settings.database_url}: {exc}") from None
     try:
-        return _bind(database, settings, wanted, choose_tenant(database, tenant, token), kind)
+        return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind)
     except BaseException:
         database.dispose()
         raise
 
 
-def _bind(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str) -> BoundTurn:
-    turn_id = "turn_" + secrets.token_hex(12)
-    with database.transaction() as session:
-        releases = []
-        for skill, version in wanted:
-            try:
-                releases.append(get_release(session, tenant, skill, version))
-            except RegistryError as exc:
-                raise BindError(exc.code, f"{skill}@{version}: {exc.message} for tenant {tenant}") from None
-        session.add(TurnRow(id=turn_id, tenant_id=tenant, profile=PROFILE, created_at=time.time(),
-                            releases=[{"skill": r.skill, "version": r.version, "digest": r.digest} for r in releases]))
-    documents = [r.document for r in releases]
-    gateway = Gateway(database, GatewayConfig(resolve=settings.resolve), secret_key=settings.secret_key)
-    context = TurnContext(tenant, turn_id, BoundReleases(documents))
-    host = TurnHost(documents, fetch=lambda request: gateway.fetch(context, request))
+def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str) -> BoundTurn:
     try:
-        runner = make_runner(host, kind)
-    except Exception as exc:  # the wasm component could not be built or loaded
+        gateway = make_gateway(settings, database)
+    except GatewayError as exc:
+        raise BindError(exc.code, exc.message) from None
+    try:
+        with database.transaction() as session:
+            turn = bind_turn(session, tenant, wanted, PROFILE)
+    except RegistryError as exc:
         gateway.close()
-        code = getattr(exc, "code", "guest-unavailable")
-        raise BindError(str(code), f"the {kind} guest runner cannot start: {exc} (try --guest inprocess)") from None
-    closing = [runner] if hasattr(runner, "close") else []
-    return BoundTurn(turn_id, tenant, documents, runner, gateway, database, closing)
+        refs = [f"{skill}@{version}" for skill, version in wanted]
+        raise BindError(exc.code, f"{exc.message} (tenant {tenant})", [_problem_line(p, refs) for p in exc.problems]) from None
+    bound = BoundTurn(turn, gateway, database, kind)
+    # fail before serving rather than at the first call when the guest cannot start (the wasm
+    # component cannot be built or loaded): one call that sends nothing, on the path every call takes
+    skill = turn.releases[0]["skill"]
+    try:
+        run_call(gateway, turn.tenant, turn.id, turn.releases, "read_object", {"path": f"skill/{skill}"}, guest=kind)
+    except GuestUnavailable as exc:
+        gateway.close()
+        raise BindError(exc.code, f"{exc} (try --guest inprocess)") from None
+    return bound
+
+
+def _problem_line(problem: dict[str, Any], refs: Sequence[str]) -> str:
+    """A problem of :func:`bind_turn` said as the command line said it: ``skills.1`` is the second --skill."""
+    path = str(problem.get("path", ""))
+    match = _PROBLEM_INDEX.match(path)
+    where = f"--skill {refs[int(match['index'])]}" if match and int(match["index"]) < len(refs) else path or "--skill"
+    return f"{where}: {problem.get('code', 'invalid')}: {problem.get('message', '')}"
 
 
 def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None) -> int:
@@ -150,18 +165,20 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         print(f"error: invalid-settings: {exc}", file=sys.stderr)
         return 2
     try:
-        turn = bind_turn(settings, refs, tenant, os.environ.get("SKILLHOUSE_TOKEN"), guest)
+        turn = open_turn(settings, refs, tenant, os.environ.get("SKILLHOUSE_TOKEN"), guest)
     except BindError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        for line in exc.problems:
+            print(f"  {line}", file=sys.stderr)
         return 2
     # SIGTERM ends the server the way Ctrl-C does, so the turn's gateway and store are closed (uvicorn
     # re-raises the signal it caught once it has shut down, which lands here too)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     previous_interrupt = signal.getsignal(signal.SIGINT)
     try:
-        tools = TurnTools(turn.runner, turn.releases)
+        tools = TurnTools(turn.gateway, turn.turn, turn.guest)
         server = mcp_server(tools, "skillhouse", turn.instructions())
-        names = ", ".join(f"{r['skill']}@{r['version']}" for r in turn.releases)
+        names = ", ".join(f"{r['skill']}@{r['version']}" for r in turn.turn.releases)
         if http_port is None:
             print(f"skillhouse mcp: turn {turn.turn_id} ({turn.tenant}): {len(tools.definitions)} tools of {names} on stdio",
                   file=sys.stderr, flush=True)

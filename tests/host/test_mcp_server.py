@@ -29,7 +29,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.cli_mcp import BindError, BoundTurn, bind_turn
+from skillhouse.cli_mcp import BindError, BoundTurn, open_turn
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
 from skillhouse.host.mcp_server import TurnTools, mcp_server
 from skillhouse.registry.releases import publish_version
@@ -84,7 +84,7 @@ def env(tmp_path: Path, house: HollowbrookHTTPServer) -> dict[str, str]:
 
 @pytest.fixture
 def turn(env: dict[str, str]) -> Iterator[BoundTurn]:
-    bound = bind_turn(Settings.from_env(env), [SKILL], TENANT)
+    bound = open_turn(Settings.from_env(env), [SKILL], TENANT)
     yield bound
     bound.close()
 
@@ -92,14 +92,14 @@ def turn(env: dict[str, str]) -> Iterator[BoundTurn]:
 @pytest.fixture(params=["inprocess", "wasm"])
 def either_turn(request: pytest.FixtureRequest, env: dict[str, str]) -> Iterator[BoundTurn]:
     """A turn whose guest runs in process or as the wasm component (built once into the test cache)."""
-    bound = bind_turn(Settings.from_env(env), [SKILL], TENANT, guest=str(request.param))
+    bound = open_turn(Settings.from_env(env), [SKILL], TENANT, guest=str(request.param))
     yield bound
     bound.close()
 
 
 @asynccontextmanager
 async def in_memory(turn: BoundTurn) -> AsyncIterator[Client]:
-    server = mcp_server(TurnTools(turn.runner, turn.releases), "skillhouse", turn.instructions())
+    server = mcp_server(TurnTools(turn.gateway, turn.turn, turn.guest), "skillhouse", turn.instructions())
     async with Client(server) as client:
         yield client
 
@@ -154,7 +154,9 @@ def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_
 
     assert held.is_error and answer(held)["error"]["code"] == "approval-required"
     notice = held.content[0]
-    assert isinstance(notice, types.TextContent) and answer(held)["error"]["approval_id"] in notice.text
+    approval_id = answer(held)["error"]["approval_id"]
+    assert isinstance(notice, types.TextContent)
+    assert f"/v1/approvals/{approval_id}/approve" in notice.text and f"/console/approvals/{approval_id}" in notice.text
     approval = turn.gateway.approvals.get(TENANT, answer(held)["error"]["approval_id"])
     assert (approval.turn_id, approval.operation, approval.state) == (turn.turn_id, "hollowbrook.charge", "used")
     assert (charged.is_error, answer(charged)["status"]) == (False, 201)
@@ -188,6 +190,44 @@ def test_read_object_gives_the_skill_documents_and_unknown_tools_are_protocol_er
     rules, refused = anyio.run(session)
     assert not rules.is_error and "Dogs are welcome" in answer(rules)["ok"]
     assert refused.code == types.INVALID_PARAMS
+
+
+def test_a_short_name_calls_the_one_operation_listed_under_it(turn: BoundTurn, house: HollowbrookHTTPServer) -> None:
+    async def session() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with in_memory(turn) as client:
+            booked = await client.call_tool("create_booking", BOOKING)
+            return booked, await client.call_tool("hollowbrook_create_booking", BOOKING)
+
+    booked, resent = anyio.run(session)
+    assert (booked.is_error, answer(booked)["status"]) == (False, 201)
+    assert answer(resent)["replayed"] is True  # the same operation, whichever name asked for it
+    assert len(house.house.bookings()) == 1
+
+
+def test_a_short_name_two_bound_skills_list_is_a_protocol_error_naming_both(env: dict[str, str]) -> None:
+    database = open_database(env["SKILLHOUSE_DATABASE_URL"])
+    files = {p.name: p.read_text(encoding="utf-8") for p in HOLLOWBROOK.iterdir() if p.is_file()}
+    files["SKILL.md"] = files["SKILL.md"].replace("name: hollowbrook", "name: brookside", 1)
+    with database.transaction() as db:
+        put_version(db, TENANT, "brookside", "1.0.0", files)
+        validate_version(db, TENANT, "brookside", "1.0.0")
+        publish_version(db, TENANT, "brookside", "1.0.0")
+    database.dispose()
+    both = open_turn(Settings.from_env(env), [SKILL, "brookside@1.0.0"], TENANT)
+
+    async def session() -> tuple[MCPError, types.CallToolResult]:
+        async with in_memory(both) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("list_rooms", {})
+            return refused.value, await client.call_tool("brookside_list_rooms", {})
+
+    try:
+        refused, listed = anyio.run(session)
+    finally:
+        both.close()
+    assert refused.code == types.INVALID_PARAMS
+    assert "brookside_list_rooms" in refused.message and "hollowbrook_list_rooms" in refused.message
+    assert (listed.is_error, answer(listed)["status"]) == (False, 200)
 
 
 def test_the_turn_is_recorded_and_its_calls_are_audited_under_it(turn: BoundTurn) -> None:
@@ -278,25 +318,29 @@ def test_over_streamable_http_a_booking_and_its_resend_take_one_room(
 
 
 @pytest.mark.parametrize(
-    ("args", "code", "changed"),
+    ("args", "codes", "changed"),
     [
-        (["--skill", "hollowbrook@9.9.9", "--tenant", TENANT], "not-found", {}),
-        (["--skill", "nosuch@1.0.0", "--tenant", TENANT], "not-found", {}),
-        (["--skill", "hollowbrook@1.0.0", "--tenant", "rival"], "not-found", {}),
-        (["--skill", "hollowbrook", "--tenant", TENANT], "invalid-skill", {}),
-        (["--skill", SKILL], "no-tenant", {}),
-        (["--skill", SKILL], "unknown-token", {"SKILLHOUSE_TOKEN": "skh_" + "x" * 43}),
-        (["--skill", SKILL, "--tenant", TENANT, "--guest", "jvm"], "invalid-guest", {}),
-        (["--skill", SKILL, "--tenant", TENANT], "invalid-settings", {"SKILLHOUSE_RESOLVE": "hollowbrook.local"}),
-        (["--skill", SKILL, "--tenant", TENANT], "database-unavailable", {"SKILLHOUSE_DATABASE_URL": "mysql://nowhere/db"}),
+        # a turn bind_turn refuses: its code, then each problem's code against the --skill it is about
+        (["--skill", "hollowbrook@9.9.9", "--tenant", TENANT], ("invalid-turn", "--skill hollowbrook@9.9.9: unknown-release"), {}),
+        (["--skill", "nosuch@1.0.0", "--tenant", TENANT], ("invalid-turn", "--skill nosuch@1.0.0: unknown-release"), {}),
+        (["--skill", "hollowbrook@1.0.0", "--tenant", "rival"], ("invalid-turn", "--skill hollowbrook@1.0.0: unknown-release"), {}),
+        (["--skill", SKILL, "--skill", "hollowbrook@2.0.0", "--tenant", TENANT],
+         ("invalid-turn", "--skill hollowbrook@2.0.0: duplicate-skill"), {}),
+        (["--skill", "hollowbrook", "--tenant", TENANT], ("invalid-skill",), {}),
+        (["--skill", SKILL], ("no-tenant",), {}),
+        (["--skill", SKILL], ("unknown-token",), {"SKILLHOUSE_TOKEN": "skh_" + "x" * 43}),
+        (["--skill", SKILL, "--tenant", TENANT, "--guest", "jvm"], ("invalid-guest",), {}),
+        (["--skill", SKILL, "--tenant", TENANT], ("invalid-settings",), {"SKILLHOUSE_RESOLVE": "hollowbrook.local"}),
+        (["--skill", SKILL, "--tenant", TENANT], ("database-unavailable",), {"SKILLHOUSE_DATABASE_URL": "mysql://nowhere/db"}),
     ],
 )
 def test_a_turn_that_cannot_be_bound_exits_2_with_its_code_and_no_traceback(
-    env: dict[str, str], args: list[str], code: str, changed: dict[str, str]
+    env: dict[str, str], args: list[str], codes: tuple[str, ...], changed: dict[str, str]
 ) -> None:
     result = CliRunner().invoke(app, ["mcp", *args], env={**env, **changed})
     assert result.exit_code == 2, result.output
-    assert f"error: {code}:" in result.output
+    assert f"error: {codes[0]}:" in result.output
+    assert all(f"  {problem}:" in result.output for problem in codes[1:]), result.output
     assert "Traceback" not in result.output
 
 
@@ -313,9 +357,9 @@ def test_a_port_already_taken_exits_2_with_its_code(env: dict[str, str]) -> None
 def test_without_a_tenant_the_turn_is_the_tokens_tenant_and_a_bad_token_is_refused_by_its_code(
     env: dict[str, str]
 ) -> None:
-    bound = bind_turn(Settings.from_env(env), [SKILL], token=env["TEST_TOKEN"])
+    bound = open_turn(Settings.from_env(env), [SKILL], token=env["TEST_TOKEN"])
     bound.close()
     assert bound.tenant == TENANT
     with pytest.raises(BindError) as refused:
-        bind_turn(Settings.from_env(env), [SKILL], token="not-a-token")
+        open_turn(Settings.from_env(env), [SKILL], token="not-a-token")
     assert refused.value.code == "malformed-token"

@@ -1,22 +1,24 @@
 """One turn's tools offered over the Model Context Protocol (the official ``mcp`` SDK's low-level server).
 
-:class:`TurnTools` is what the server offers and does: every bound operation as an MCP tool (the
-``mcp`` provider profile's definition, hints from the declaration) plus ``read_object`` for the
-skills' documents; a call goes to the turn's guest, which validates and translates it, and its
-request leaves through the host's ``fetch_url`` (the gateway, for a real turn). :func:`mcp_server`
-wraps it in an SDK :class:`~mcp.server.lowlevel.Server`; :func:`serve_stdio` and :func:`serve_http`
-run that server over stdio or streamable HTTP on loopback.
+:class:`TurnTools` is what the server offers and does for a turn bound by
+:func:`skillhouse.registry.turns.bind_turn` (profile ``mcp``): every bound operation as an MCP tool
+(the profile's definition, hints from the declaration) plus ``read_object`` for the skills'
+documents. A call runs through :func:`skillhouse.host.calls.run_call`, the path of
+``POST /v1/turns/{id}/calls``: a fresh guest validates and translates it and its request leaves
+through the gateway. :func:`mcp_server` wraps it in an SDK :class:`~mcp.server.lowlevel.Server`;
+:func:`serve_stdio` and :func:`serve_http` run that server over stdio or streamable HTTP on loopback.
 
 No deferred loading: MCP has none, so every bound operation is listed and ``load_tools`` is not
-offered. ``fetch_url`` is not offered either: an MCP client reaches the skill's operations and
-nothing else.
+offered; a call may still name an operation by the short name its skill lists it under
+(``create_booking``) where exactly one bound operation has it. ``fetch_url`` is not offered: an MCP
+client reaches the skill's operations and nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +28,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from skillhouse.compiler import neutral_tool
-from skillhouse.compiler.profiles import provider_tools
-from skillhouse.host.runner import GuestRunner
+from skillhouse.gateway import Gateway
+from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.registry.turns import OFFERED_EAGER, Turn
 
-OFFERED_EAGER = ("read_object",)
-"""The guest's own tools an MCP client gets besides the operations."""
-
+PROFILE = "mcp"
 # reading a bound skill's documents changes nothing and stays inside the turn
 _READ_ONLY_HINTS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
@@ -59,8 +59,8 @@ def outcome_of(answer: dict[str, Any]) -> Outcome:
             approval = problem.get("approval_id")
             return Outcome(answer, True, (
                 f"Held for a person's approval (approval id {approval}). Nothing was sent. A person approves "
-                f"it in the console (/console/approvals/{approval}) or through the API; then call this tool "
-                "again with the same arguments and the approved request runs once."
+                f"it with POST /v1/approvals/{approval}/approve or on the console page /console/approvals/{approval}; "
+                "then call this tool again with the same arguments and the approved request runs once."
             ))
         return Outcome(answer, True, f"Refused ({code}): {problem.get('message', '')}".rstrip(": "))
     status = answer.get("status")
@@ -74,35 +74,59 @@ def outcome_of(answer: dict[str, Any]) -> Outcome:
 
 
 class TurnTools:
-    """The MCP tools of one turn's guest; calls are synchronous (the guest and gateway block)."""
+    """The MCP tools of one bound turn; each call runs as the API runs it (a fresh guest, the gateway)."""
 
-    def __init__(self, runner: GuestRunner, releases: Sequence[Mapping[str, Any]]) -> None:
-        self.runner = runner
-        operations = [neutral_tool(op) for release in releases for op in release.get("operations", [])]
-        offered = json.loads(runner.list_tools())["tools"]
-        eager = [
-            {"name": t["name"], "description": t["description"], "inputSchema": t["parameters"],
-             "annotations": dict(_READ_ONLY_HINTS)}
-            for t in offered if t["name"] in OFFERED_EAGER
+    def __init__(self, gateway: Gateway, turn: Turn, guest: str = "inprocess") -> None:
+        if turn.profile != PROFILE:
+            raise ValueError(f"turn {turn.id} is bound for profile {turn.profile!r}, not {PROFILE!r}")
+        self.gateway = gateway
+        self.turn = turn
+        self.guest = guest
+        self.definitions: list[dict[str, Any]] = [
+            {**tool, "annotations": dict(_READ_ONLY_HINTS)} if tool["name"] in OFFERED_EAGER else tool
+            for tool in turn.tools()
         ]
-        self.definitions: list[dict[str, Any]] = [*provider_tools(operations, "mcp"), *eager]
-        """The tools as MCP lists them (wire form); operations a profile refuses are left out."""
+        """The tools as MCP lists them (wire form); operations the profile refuses are left out."""
         self._schemas = {d["name"]: d["inputSchema"] for d in self.definitions}
+        self._by_short: dict[str, list[str]] = {}
+        for release in turn.releases:
+            for op in release.get("operations", []):
+                if op["tool_name"] in self._schemas:
+                    self._by_short.setdefault(str(op["name"]), []).append(str(op["tool_name"]))
 
     def tools(self) -> list[types.Tool]:
         return [types.Tool.model_validate(definition) for definition in self.definitions]
 
+    def resolve(self, name: str) -> str | None:
+        """The offered tool ``name`` means: itself, or the one operation listed under that short name."""
+        if name in self._schemas:
+            return name
+        owners = self._by_short.get(name, [])
+        return owners[0] if len(owners) == 1 else None
+
     def input_schema(self, name: str) -> Mapping[str, Any] | None:
-        return self._schemas.get(name)
+        tool = self.resolve(name)
+        return self._schemas[tool] if tool is not None else None
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
-        """Run tool ``name`` through the guest; an unknown name is a protocol error (invalid params)."""
-        if name not in self._schemas:
-            # a tool whose name holds the asked one first: `create_booking` finds `hollowbrook_create_booking`
-            nearest = sorted(self._schemas, key=lambda offered: (name not in offered, offered))[:3]
-            raise MCPError(types.INVALID_PARAMS, f"no tool {name!r} in this turn; nearest: {', '.join(nearest)}")
-        answer = json.loads(self.runner.call_tool(name, json.dumps(dict(arguments or {}), ensure_ascii=False)))
+        """Run tool ``name`` through :func:`run_call`; a name that offers nothing is a protocol error."""
+        tool = self.resolve(name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, self._no_tool(name))
+        try:
+            answer = run_call(self.gateway, self.turn.tenant, self.turn.id, self.turn.releases, tool,
+                              dict(arguments or {}), guest=self.guest)
+        except GuestUnavailable as exc:  # the server's failure, not the call's: the API answers 503
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
         return call_result(outcome_of(answer))
+
+    def _no_tool(self, name: str) -> str:
+        owners = self._by_short.get(name, [])
+        if owners:
+            return f"{name!r} names {len(owners)} tools in this turn; call one of: {', '.join(sorted(owners))}"
+        # a tool whose name holds the asked one first: `booking` finds `hollowbrook_create_booking`
+        nearest = sorted(self._schemas, key=lambda offered: (name not in offered, offered))[:3]
+        return f"no tool {name!r} in this turn; nearest: {', '.join(nearest)}"
 
 
 def call_result(outcome: Outcome) -> types.CallToolResult:
@@ -113,18 +137,18 @@ def call_result(outcome: Outcome) -> types.CallToolResult:
 
 
 def mcp_server(tools: TurnTools, name: str, instructions: str | None = None) -> Server[Any]:
-    """An SDK server offering ``tools``; calls run one at a time in a worker thread.
+    """An SDK server offering ``tools``; each call runs in a worker thread.
 
-    One at a time because a turn has one guest (its loaded tools and the wasm store are not shared
-    between threads); in a worker thread so a slow upstream never stalls the protocol's event loop.
+    In a worker thread so a slow upstream never stalls the protocol's event loop. Calls may overlap:
+    each has a guest of its own, and what concurrent calls must agree on (idempotency keys,
+    approvals) is the gateway's, in the store.
     """
-    one_at_a_time = anyio.CapacityLimiter(1)
 
     async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools.tools())
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments, limiter=one_at_a_time)
+        return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
 
     return Server(
         name,
