@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -108,3 +109,26 @@ def test_another_tenant_cannot_see_or_decide_an_approval(gateway: Gateway, turn:
     with pytest.raises(GatewayError) as refused:
         gateway.approvals.decide("tenant-b", approval_id, approve=True, by="intruder")
     assert refused.value.code == "approval-not-found"
+
+
+def test_an_approval_is_not_used_up_by_a_request_that_did_not_run(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    # The charge's identity is (booking_id, amount_cents). While the first approved charge is still
+    # in flight, a second one with the same identity and another description is approved and sent:
+    # its key is taken by a different request, so it does not run, and its approval stays usable.
+    first = gateway.fetch(turn, charge())["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, first, approve=True, by="ops")
+    upstream.recorder.hold = threading.Event()
+    running = threading.Thread(target=gateway.fetch, args=(turn, charge()))
+    running.start()
+    assert upstream.recorder.received.wait(10)
+    other = charge(description="Two nights, paid twice")
+    second = gateway.fetch(turn, other)["error"]["approval_id"]
+    gateway.approvals.decide(turn.tenant, second, approve=True, by="ops")
+    refused = gateway.fetch(turn, other)
+    upstream.recorder.hold.set()
+    running.join(10)
+    assert refused["error"]["code"] in ("idempotency-mismatch", "idempotency-conflict")
+    assert gateway.approvals.get(turn.tenant, second).state == "approved"
+    assert len(upstream.recorder.charges) == 1

@@ -1,6 +1,6 @@
 """A real upstream on loopback that records what reaches it: bookings, charges, echoes, redirects.
 
-``hold`` (a threading.Event) makes ``/bookings`` wait after recording, so a test can act while a
+``hold`` (a threading.Event) makes ``/bookings`` and ``/charges`` wait after recording, so a test can act while a
 request has reached the upstream but not been answered.
 """
 
@@ -60,6 +60,9 @@ def handler_for(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             elif path == "/charges" and self.command == "POST":
                 with recorder.lock:
                     recorder.charges.append(json.loads(body))
+                recorder.received.set()
+                if recorder.hold is not None:
+                    recorder.hold.wait(30)
                 self._reply(201, {"charged": True})
             elif path == "/echo":
                 self._reply(200, seen, {"X-Echo-Auth": self.headers.get("Authorization", "")})

@@ -218,8 +218,17 @@ class Gateway:
                 )
         if key is not None:
             operation_name = call.match.operation.qualified if call.match else ""
-            claim = self.keys.claim(turn.tenant, key, operation_name, committed, self._open_audit(call, key, approval_id))
+            try:
+                claim = self.keys.claim(turn.tenant, key, operation_name, committed, self._open_audit(call, key, approval_id))
+            except GatewayError:
+                # in flight elsewhere, a different payload, or unresolved: nothing ran, so an approval
+                # used for it is still owed to the request it approved
+                if approval_id is not None:
+                    self.approvals.give_back(turn.tenant, approval_id)
+                raise
             if isinstance(claim, Replay):
+                if approval_id is not None:
+                    self.approvals.give_back(turn.tenant, approval_id)
                 self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
                 return {**claim.response, "replayed": True}
         headers = {k: v for k, v in call.headers.items() if k.lower() not in injected | {"idempotency-key"}}
