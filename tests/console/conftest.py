@@ -46,7 +46,9 @@ def client(world: World) -> TestClient:
     return TestClient(console_app(world), base_url="http://testserver")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in the main thread
+# while it is open, which would break later tests that start their own (anyio.run, asyncio.run).
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
