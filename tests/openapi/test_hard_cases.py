@@ -227,3 +227,27 @@ def test_refs_to_a_file_beside_the_spec_are_followed(tmp_path: Any) -> None:
     result = import_openapi(tmp_path / "spec.json")
     assert result.compiled is not None
     assert result.compiled.document["operations"][0]["schema"]["properties"] == {"name": {"type": "string"}}
+
+
+def test_credential_parameters_are_never_offered_to_the_model() -> None:
+    spec = openapi(
+        {
+            "/chat.post": {"post": {"operationId": "chat_post", "parameters": [
+                {"name": "token", "in": "header", "required": True, "schema": {"type": "string"}},
+                {"name": "channel", "in": "query", "required": True, "schema": {"type": "string"}},
+            ]}},
+            "/search": {"get": {"operationId": "search", "parameters": [
+                {"name": "key", "in": "query", "required": True, "schema": {"type": "string"}},
+                {"name": "q", "in": "query", "schema": {"type": "string"}},
+            ]}},
+            "/tokens/{token}": {"get": {"operationId": "get_token", "parameters": [
+                {"name": "token", "in": "path", "required": True, "schema": {"type": "string"}},
+            ]}},
+        }
+    )
+    spec["components"] = {**spec.get("components", {}), "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "key"}}}
+    result, ops = imported(spec)
+    assert set(ops["chat_post"]["schema"]["properties"]) == {"channel"}
+    assert set(ops["search"]["schema"]["properties"]) == {"q"}
+    assert set(ops["get_token"]["schema"]["properties"]) == {"token"}  # an id in the path, not a secret
+    assert any("carries a credential" in note for note in outcome(result, "chat_post").notes)

@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillhouse.openapi.naming import argument_name, unique_argument
-from skillhouse.openapi.parameters import Body, Field, Skip, parameter_field, read_body, read_parameters
+from skillhouse.openapi.parameters import (
+    Body,
+    Field,
+    Skip,
+    credential_parameters,
+    drop_credentials,
+    parameter_field,
+    read_body,
+    read_parameters,
+)
 from skillhouse.openapi.schemas import SchemaConverter
 
 NO_BODY = ("GET", "HEAD")
@@ -70,7 +79,7 @@ def build_operation(
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = read_parameters(conv, path_item, op, doc, notes)
+    params = drop_credentials(read_parameters(conv, path_item, op, doc, notes), credential_parameters(conv.spec.root), notes)
     fields: list[Field] = []
     for param in params:
         built = parameter_field(conv, param, swagger, doc, notes)

@@ -71,6 +71,38 @@ def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[s
     return list(merged.values())
 
 
+# Parameters that carry the caller's credentials under a name APIs use for nothing else. A model must
+# never be asked for them: the gateway binds the secret to the host and injects it as a header.
+CREDENTIAL_NAMES = frozenset({"token", "access_token", "auth_token", "api_key", "apikey", "api-key", "x-api-key", "authorization"})
+
+
+def credential_parameters(root: dict[str, Any]) -> set[tuple[str, str]]:
+    """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters."""
+    schemes = root.get("components", {}).get("securitySchemes") if isinstance(root.get("components"), dict) else None
+    schemes = schemes or root.get("securityDefinitions") or {}
+    found: set[tuple[str, str]] = set()
+    for scheme in schemes.values() if isinstance(schemes, dict) else []:
+        if isinstance(scheme, dict) and scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
+            found.add((str(scheme.get("in")), scheme["name"].lower()))
+    return found
+
+
+def drop_credentials(params: list[dict[str, Any]], declared: set[tuple[str, str]], notes: list[str]) -> list[dict[str, Any]]:
+    """``params`` without those that carry credentials (an apiKey scheme's, or a credential's name)."""
+    kept = []
+    for param in params:
+        name = str(param.get("name", ""))
+        by_name = param.get("in") != "path" and name.lower() in CREDENTIAL_NAMES  # /tokens/{token} is an id
+        if (str(param.get("in")), name.lower()) in declared or by_name:
+            notes.append(
+                f"{param.get('in')} parameter {name!r} carries a credential: not offered to the model; "
+                "bind the secret to the host in the gateway (it is injected as a header)"
+            )
+            continue
+        kept.append(param)
+    return kept
+
+
 def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool, doc: str, notes: list[str]) -> Field | None:
     """The field for a path, query or header parameter; ``None`` (noted) for what cannot be sent."""
     name, where = param["name"], param["in"]
