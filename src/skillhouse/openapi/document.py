@@ -15,6 +15,8 @@ from urllib.parse import unquote
 
 import yaml
 
+from skillhouse.openapi import yaml_events
+
 MAX_SPEC_BYTES = 64 * 1024 * 1024
 
 
@@ -46,7 +48,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         except (ValueError, RecursionError):
             pass  # YAML is a superset of JSON in practice; let it explain the problem
     try:
-        return yaml.load(text, Loader=_SpecLoader)
+        try:
+            return yaml_events.load(text)
+        except yaml_events.Unsupported:
+            return yaml.load(text, Loader=_SpecLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
