@@ -79,7 +79,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
         if problem is not None:
-            line = package.types_lines.get(type_name, 1)
+            line = package.type_line(type_name)
             errors.append(SkillError(package.where("types.json"), line, codes.INVALID_SCHEMA, f"type {type_name!r}: {problem}"))
     for md in package.files:
         front = md.frontmatter

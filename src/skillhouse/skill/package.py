@@ -53,7 +53,12 @@ class SkillPackage:
     """Every Markdown file but SKILL.md, sorted by name."""
     types: dict[str, Any]
     """``types.json`` (name to JSON Schema), empty when absent."""
-    types_lines: dict[str, int] = field(default_factory=dict)
+    types_text: str = ""
+    """``types.json`` as written, for locating a type when one is reported."""
+
+    def type_line(self, name: str) -> int:
+        """The line of type ``name`` in types.json (found only when an error needs it)."""
+        return _line_of_key(self.types_text, name)
 
     def where(self, filename: str) -> str:
         return f"{self.label}/{filename}" if self.label else filename
@@ -83,7 +88,7 @@ def read_package(
     manifest: SkillManifest | None = None
     markdown: list[MarkdownFile] = []
     types: dict[str, Any] = {}
-    types_lines: dict[str, int] = {}
+    types_text = ""
 
     for filename in sorted(files):
         raw = files[filename]
@@ -99,7 +104,8 @@ def read_package(
             errors.append(error)  # type: ignore[arg-type]
             continue
         if filename == TYPES:
-            types, types_lines, type_errors = _read_types(shown, text)
+            types, type_errors = _read_types(shown, text)
+            types_text = text
             errors.extend(type_errors)
             continue
         if not filename.endswith(".md"):
@@ -121,7 +127,7 @@ def read_package(
         errors.append(
             SkillError(where(MANIFEST), 1, INVALID_SKILL_MANIFEST, "the package has no SKILL.md; add one with name and description")
         )
-    return SkillPackage(name, label, manifest, tuple(markdown), types, types_lines), errors
+    return SkillPackage(name, label, manifest, tuple(markdown), types, types_text), errors
 
 
 def _read_manifest(dirname: str, shown: str, parsed: MarkdownFile) -> tuple[SkillManifest | None, list[SkillError]]:
@@ -201,24 +207,21 @@ def _read_manifest(dirname: str, shown: str, parsed: MarkdownFile) -> tuple[Skil
     )
 
 
-def _read_types(shown: str, text: str) -> tuple[dict[str, Any], dict[str, int], list[SkillError]]:
+def _read_types(shown: str, text: str) -> tuple[dict[str, Any], list[SkillError]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return {}, {}, [SkillError(shown, exc.lineno, INVALID_SCHEMA, f"types.json is not valid JSON: {exc.msg}")]
+        return {}, [SkillError(shown, exc.lineno, INVALID_SCHEMA, f"types.json is not valid JSON: {exc.msg}")]
     except RecursionError:
-        return {}, {}, [SkillError(shown, 1, INVALID_SCHEMA, "types.json is nested too deeply")]
+        return {}, [SkillError(shown, 1, INVALID_SCHEMA, "types.json is nested too deeply")]
     if not isinstance(data, dict):
-        return {}, {}, [SkillError(shown, 1, INVALID_SCHEMA, "types.json must be an object of type names to JSON Schemas")]
-    lines: dict[str, int] = {}
-    errors: list[SkillError] = []
-    for type_name, schema in data.items():
-        lines[type_name] = _line_of_key(text, type_name)
-        if not isinstance(schema, dict | bool):
-            errors.append(
-                SkillError(shown, lines[type_name], INVALID_SCHEMA, f"type {type_name!r} must be a JSON Schema object")
-            )
-    return data, lines, errors
+        return {}, [SkillError(shown, 1, INVALID_SCHEMA, "types.json must be an object of type names to JSON Schemas")]
+    errors = [
+        SkillError(shown, _line_of_key(text, type_name), INVALID_SCHEMA, f"type {type_name!r} must be a JSON Schema object")
+        for type_name, schema in data.items()
+        if not isinstance(schema, dict | bool)
+    ]
+    return data, errors
 
 
 def _line_of_key(text: str, key: str) -> int:
