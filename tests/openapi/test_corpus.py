@@ -154,6 +154,17 @@ def _without_unsupported_styles(op: dict[str, Any]) -> None:
                 media.pop("encoding", None)
 
 
+def _swagger2_validate(root: dict[str, Any]) -> Any:
+    from tests.openapi.swagger2_requests import problems
+
+    def validate(request: dict[str, Any]) -> None:
+        found = problems(root, request)
+        if found:
+            raise ValueError("; ".join(found))
+
+    return validate
+
+
 def _werkzeug_request(request: dict[str, Any]) -> Any:
     from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest
     from werkzeug.test import EnvironBuilder
@@ -175,14 +186,13 @@ def _werkzeug_request(request: dict[str, Any]) -> Any:
 def test_a_valid_call_translates_into_a_request_the_source_operation_accepts(path: Path) -> None:
     guest = pytest.importorskip("skillhouse.guest", reason="the guest's translation is not available")
     spec = spec_of(path)
-    if spec.version == "2.0":
-        pytest.skip("openapi-core validates OpenAPI 3 only")
     result = import_of(path)
     assert result.compiled is not None
     operations = result.compiled.document["operations"]
     step = max(1, len(operations) // ROUND_TRIP_SAMPLE)
     sample = operations[::step][:ROUND_TRIP_SAMPLE]
-    validator = _validator_for(spec.root)
+    # openapi-core reads OpenAPI 3 only; Swagger 2.0 requests are judged by the test's own validator
+    validate = _swagger2_validate(spec.root) if spec.version == "2.0" else _validator_for(spec.root).validate_request
     checked, failures = 0, []
     for op in sample:
         if not _exact(result, op["name"]):
@@ -193,7 +203,7 @@ def test_a_valid_call_translates_into_a_request_the_source_operation_accepts(pat
         request = guest.build_request(op, call)
         request["headers"].setdefault("Authorization", "Bearer gateway-credential")  # the gateway's part
         try:
-            validator.validate_request(_werkzeug_request(request))
+            validate(request if spec.version == "2.0" else _werkzeug_request(request))
         except Exception as exc:
             failures.append(f"{op['name']}: {request['method']} {request['url']}: {type(exc).__name__}: {exc}")
         checked += 1
