@@ -14,13 +14,25 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+_MARK = "<!-- bench:"
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The sections of an existing ``docs/benchmarks.md`` by module, from their markers."""
+    found: dict[str, str] = {}
+    for part in text.split(_MARK)[1:]:
+        name, _, body = part.partition(" -->\n")
+        found[name.strip()] = body.rstrip() + "\n"
+    return found
 
 
 def main(argv: list[str]) -> int:
     wanted = set(argv)
-    sections: list[str] = []
+    target = ROOT / "docs" / "benchmarks.md"
+    sections = _sections(target.read_text()) if wanted and target.exists() else {}
     for module in sorted(HERE.glob("bench_*.py")):
-        if wanted and module.stem.removeprefix("bench_") not in wanted:
+        short = module.stem.removeprefix("bench_")
+        if wanted and short not in wanted:
             continue
         print(f"running {module.name} ...", flush=True)
         proc = subprocess.run(
@@ -30,18 +42,20 @@ def main(argv: list[str]) -> int:
             cwd=ROOT,
         )
         if proc.returncode != 0:
-            sections.append(f"## {module.stem}\n\nFailed:\n\n```\n{proc.stderr[-3000:]}\n```\n")
+            sections[short] = f"## {module.stem}\n\nFailed:\n\n```\n{proc.stderr[-3000:]}\n```\n"
             print(proc.stderr[-3000:], file=sys.stderr)
         else:
-            sections.append(proc.stdout.strip() + "\n")
+            sections[short] = proc.stdout.strip() + "\n"
     header = (
         "# Benchmarks\n\n"
-        f"Written by `make bench` on {datetime.date.today().isoformat()}, Python {platform.python_version()}, "
-        f"{platform.machine()}, 2 cores. Ratios compare runs in the same process or run; absolute times only explain.\n"
+        f"Written by `make bench` (last run {datetime.date.today().isoformat()}), Python {platform.python_version()}, "
+        f"{platform.machine()}, 2 cores. Ratios compare runs in the same process or run; absolute times only explain. "
+        "`python bench/run.py NAME...` reruns some sections and keeps the others.\n"
     )
-    (ROOT / "docs").mkdir(exist_ok=True)
-    (ROOT / "docs" / "benchmarks.md").write_text(header + "\n" + "\n".join(sections))
-    print("wrote docs/benchmarks.md")
+    target.parent.mkdir(exist_ok=True)
+    body = "\n".join(f"{_MARK}{name} -->\n{text}" for name, text in sorted(sections.items()))
+    target.write_text(header + "\n" + body)
+    print(f"wrote {target.relative_to(ROOT)}")
     return 0
 
 
