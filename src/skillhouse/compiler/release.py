@@ -14,11 +14,11 @@ from typing import Any
 
 from skillhouse.compiler.annotations import operation_annotations
 from skillhouse.compiler.canonical import canonical_json
+from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import OperationDecl
 from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
 from skillhouse.compiler.operation import (
-    OperationContext,
     check_file_keys,
     compile_operation,
     parse_gate,

@@ -1,0 +1,79 @@
+"""The state of compiling one operation file: its frontmatter, its errors, and the readers of its field lists."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillhouse.skill import errors as codes
+from skillhouse.skill.errors import SkillError
+from skillhouse.skill.frontmatter import Frontmatter
+
+ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""The argument names every provider accepts."""
+
+
+@dataclass
+class OperationContext:
+    """What compiling an operation needs from its package."""
+
+    skill: str
+    file: str
+    """File name inside the package (``create_booking.md``)."""
+    shown: str
+    """The file as errors name it."""
+    front: Frontmatter
+    text_lines: list[str]
+    types: dict[str, Any]
+    errors: list[SkillError] = field(default_factory=list)
+
+    def error(self, code: str, message: str, *path: str | int) -> None:
+        self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))
+
+
+def name_list(ctx: OperationContext, op: dict[str, Any], key: str, check_names: bool = True) -> list[tuple[str, int]]:
+    value = op.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        ctx.error(codes.INVALID_OPERATION, f"{key} must be a list of field names, like [room_id, guest_name]", "operation", key)
+        return []
+    out: list[tuple[str, int]] = []
+    for index, name in enumerate(value):
+        if check_names and not ARGUMENT_NAME.match(name):
+            ctx.error(
+                codes.INVALID_OPERATION,
+                f"{key}: {name!r} is not a name every provider accepts (letters, digits, '_' and '-'); "
+                f"use another and map it with names:",
+                "operation",
+                key,
+                index,
+            )
+            continue
+        out.append((name, ctx.front.line_of("operation", key, index)))
+    return out
+
+
+def check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[tuple[str, int]]]]) -> None:
+    seen: dict[str, str] = {}
+    for where, members in groups:
+        for index, (name, _) in enumerate(members):
+            if name in seen:
+                other = seen[name]
+                detail = f"twice in {where}" if other == where else f"in both {other} and {where}"
+                path: tuple[str | int, ...] = ("operation", "url") if where == "path" else ("operation", where, index)
+                ctx.error(codes.NAME_IN_TWO_PLACES, f"{name!r} is {detail}; a name lives in one place", *path)
+            else:
+                seen[name] = where
+
+
+def mapping(ctx: OperationContext, op: dict[str, Any], key: str) -> dict[str, Any]:
+    value = op.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        ctx.error(codes.INVALID_OPERATION, f"{key} must be a mapping", "operation", key)
+        return {}
+    return value

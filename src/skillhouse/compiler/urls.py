@@ -1,0 +1,72 @@
+"""Operation URLs: path parameters in their segments, and approval gates matched against the URL."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from skillhouse.compiler.context import OperationContext
+from skillhouse.skill import errors as codes
+
+_PATH_SEGMENT_PARAM = re.compile(r"^\{([A-Za-z0-9_-]+)\}$")
+# Schema form (the wizard's, for real APIs) also takes literal text around the one parameter of a
+# segment, as in Twilio's /Accounts/{Sid}.json; the value is still encoded as a whole segment would be.
+_AFFIXED_SEGMENT_PARAM = re.compile(r"^[^{}]*\{([A-Za-z0-9_-]+)\}[^{}]*$")
+
+
+def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
+    if not isinstance(url, str) or not url:
+        ctx.error(codes.INVALID_OPERATION, "url must be an absolute http(s) URL", "operation", "url")
+        return []
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        ctx.error(codes.INVALID_OPERATION, f"url is malformed: {exc}", "operation", "url")
+        return []
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        ctx.error(codes.INVALID_OPERATION, f"url {url!r} must be an absolute http(s) URL", "operation", "url")
+        return []
+    if parts.fragment:
+        ctx.error(codes.INVALID_OPERATION, "url must not have a fragment (#...)", "operation", "url")
+    if any(c in parts.netloc + parts.query for c in "{}"):
+        ctx.error(codes.PATH_PARAMETER, "parameters belong in whole path segments, not in the host or query", "operation", "url")
+    params: list[tuple[str, int]] = []
+    line = ctx.front.line_of("operation", "url")
+    for segment in parts.path.split("/"):
+        if "{" not in segment and "}" not in segment:
+            continue
+        match = (_AFFIXED_SEGMENT_PARAM if affixes else _PATH_SEGMENT_PARAM).match(segment)
+        if match is None:
+            rule = "one parameter per segment" if affixes else "a path parameter must be a whole segment"
+            ctx.error(
+                codes.PATH_PARAMETER,
+                f"path segment {segment!r}: {rule}, like /bookings/{{id}}",
+                "operation",
+                "url",
+            )
+        elif match.group(1) in [p for p, _ in params]:
+            ctx.error(codes.PATH_PARAMETER, f"path parameter {match.group(1)!r} appears twice", "operation", "url")
+        else:
+            params.append((match.group(1), line))
+    return params
+
+
+def path_of(url: str) -> str:
+    try:
+        return urlsplit(url).path or "/"
+    except ValueError:
+        return url
+
+
+def _normal_template(path: str) -> list[str]:
+    return ["{}" if (s.startswith("{") and s.endswith("}")) or s == "*" else s for s in path.rstrip("/").split("/")]
+
+
+def gate_matches(gate: tuple[str, str], method: str, url: str) -> bool:
+    gate_method, gate_path = gate
+    if gate_method not in ("*", method):
+        return False
+    if gate_path.startswith("http"):
+        return _normal_template(gate_path) == _normal_template(url)
+    return _normal_template(gate_path) == _normal_template(path_of(url))
