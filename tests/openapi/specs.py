@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Any
 
-from skillhouse.openapi import ImportResult, import_openapi, spec_from_data
+from skillhouse.openapi import ImportResult, SpecDocument, import_openapi, load_spec, spec_from_data
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "openapi"
+SPECS = sorted(CORPUS.glob("*")) if CORPUS.is_dir() else []
+
+
+@functools.cache
+def spec_of(path: Path) -> SpecDocument:
+    """The corpus spec at ``path``, parsed once per test run."""
+    return load_spec(path)
+
+
+@functools.cache
+def import_of(path: Path) -> ImportResult:
+    """The import of the corpus spec at ``path``, done once per test run (tests only read it)."""
+    return import_openapi(spec_of(path))
 
 
 def openapi(paths: dict[str, Any], schemas: dict[str, Any] | None = None, version: str = "3.0.3") -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -12,25 +11,14 @@ from urllib.parse import urlsplit
 import pytest
 from jsonschema import Draft202012Validator
 from skills_ref.validator import validate as validate_agent_skill
+from tests.openapi.specs import SPECS, import_of, spec_of
 
 from skillhouse.export import example_value, export_release, write_bundle
-from skillhouse.openapi import ImportResult, SpecDocument, import_openapi, load_spec
+from skillhouse.openapi import ImportResult
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "openapi"
-SPECS = sorted(CORPUS.glob("*")) if CORPUS.is_dir() else []
 # Shortfalls found on real specs (none left: affixed path segments and raw bodies cover Twilio and Spotify).
 SHORTFALLS: dict[str, str] = {}
 ROUND_TRIP_SAMPLE = 12
-
-
-@functools.cache
-def spec_of(path: Path) -> SpecDocument:
-    return load_spec(path)
-
-
-@functools.cache
-def import_of(path: Path) -> ImportResult:
-    return import_openapi(spec_of(path))
 
 
 def _coverage_params() -> list[Any]:
