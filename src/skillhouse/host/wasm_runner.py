@@ -4,22 +4,24 @@ The component (see :mod:`skillhouse.host.wasm_build`) imports nothing but the ho
 ``wit/agent.wit``; the linker defines exactly those, each forwarding to the turn's :class:`Host`.
 One store and one instance hold the guest's state for the turn (loaded tools stay loaded).
 
+The engine, the deserialized component and the epoch clock are loaded once per process and app
+(:func:`loaded_component`), so a runner costs an instantiation, not a cache lookup and a load.
+
 A trap in the guest answers that call ``{"error": {"code": "guest-trap"}}`` and the next call gets a
 fresh instance (a trapped instance cannot be entered again). A call whose guest code runs longer
-than ``timeout`` seconds is interrupted by epoch: a clock thread advances the engine's epoch while the
-guest runs, and pauses while the host works on the guest's behalf, so a slow model or upstream
-does not count against the guest. It answers ``guest-timeout``, again with a fresh instance next.
-An exception raised by the host itself propagates unchanged, as it would in process.
+than ``timeout`` seconds is interrupted by epoch (see :mod:`skillhouse.host.wasm_clock`); time the
+host spends on the guest's behalf, so a slow model or upstream, does not count against the guest.
+It answers ``guest-timeout``, again with a fresh instance next. An exception raised by the host
+itself propagates unchanged, as it would in process.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
-import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +33,25 @@ from skillhouse.host.wasm_build import (
     AGENT_APP,
     GuestApp,
     Progress,
+    default_cache_dir,
     ensure_component,
     make_engine,
     unbuildable_reason,
 )
+from skillhouse.host.wasm_calls import HostFailure, HostHooks, call_export, define_host_function
+from skillhouse.host.wasm_clock import EpochClock, GuestBudget
 
 HOST_INTERFACE = "skillhouse:agent/host@0.1.0"
 EXPORTS = ("list-tools", "call-tool", "run-turn")
+# WIT name, Host method, whether it answers a string
+HOST_FUNCTIONS = (
+    ("eager-tools", "eager_tools", True),
+    ("skill-operations", "skill_operations", True),
+    ("read-object", "read_object", True),
+    ("fetch-url", "fetch_url", True),
+    ("complete", "complete", True),
+    ("log", "log", False),
+)
 DEFAULT_TIMEOUT = 30.0
 
 
@@ -49,40 +63,33 @@ def preferred_kind(env: Mapping[str, str] | None = None) -> str:
     return "wasm" if unbuildable_reason() is None else "inprocess"
 
 
-class GuestClock:
-    """Advances an engine's epoch every ``tick`` seconds while guest code runs, counting the ticks."""
+@dataclass(frozen=True)
+class LoadedComponent:
+    """A compiled component ready to instantiate, with the engine and epoch clock its stores share."""
 
-    def __init__(self, engine: wasmtime.Engine, tick: float) -> None:
-        self.tick = tick
-        self.ticks = 0
-        self._engine = engine
-        self._running = threading.Event()
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="guest-epoch-clock", daemon=True)
-        self._thread.start()
+    engine: wasmtime.Engine
+    component: Component
+    clock: EpochClock
 
-    def start(self) -> None:
-        self._running.set()
 
-    def pause(self) -> None:
-        self._running.clear()
+_loaded: dict[tuple[GuestApp, Path], LoadedComponent] = {}
+_loading = threading.Lock()
 
-    def reset(self) -> None:
-        self.ticks = 0
 
-    def close(self) -> None:
-        self._closed.set()
-        self._running.set()  # wake the thread so it sees the close
-
-    def _run(self) -> None:
-        while not self._closed.is_set():
-            self._running.wait()
-            # waiting on the close event doubles as an interruptible tick
-            if self._closed.wait(self.tick):
-                return
-            if self._running.is_set():
-                self.ticks += 1  # before the epoch moves, so a trap it causes always sees the count
-                self._engine.increment_epoch()
+def loaded_component(
+    app: GuestApp = AGENT_APP, cache_dir: Path | None = None, progress: Progress | None = None
+) -> LoadedComponent:
+    """The component of ``app`` from ``cache_dir``, built if need be and loaded once per process."""
+    directory = (default_cache_dir() if cache_dir is None else cache_dir).resolve()
+    with _loading:
+        loaded = _loaded.get((app, directory))
+        if loaded is None:
+            engine = make_engine()
+            built = ensure_component(app, directory, engine=engine, progress=progress)
+            component = Component.deserialize_file(engine, str(built.compiled))
+            loaded = LoadedComponent(engine, component, EpochClock(engine))
+            _loaded[(app, directory)] = loaded
+    return loaded
 
 
 class WasmRunner:
@@ -99,14 +106,11 @@ class WasmRunner:
     ) -> None:
         self.host = host
         self.timeout = timeout
-        self._engine = make_engine()
-        built = ensure_component(app, cache_dir, engine=self._engine, progress=progress)
-        self._component = Component.deserialize_file(self._engine, str(built.compiled))
-        tick = min(0.05, timeout / 10)
-        self._deadline_ticks = max(1, math.ceil(timeout / tick))
-        self._clock = GuestClock(self._engine, tick)
-        weakref.finalize(self, self._clock.close)  # the clock's thread must not outlive the runner
-        self._linker = self._link()
+        loaded = loaded_component(app, cache_dir, progress)
+        self._engine, self._component, self._clock = loaded.engine, loaded.component, loaded.clock
+        self._failure = HostFailure()
+        self._budget: GuestBudget | None = None
+        self._linker, self._callbacks = self._link()
         self._lock = threading.Lock()
         self._store: wasmtime.Store | None = None
         self._funcs: dict[str, Func] = {}
@@ -122,7 +126,9 @@ class WasmRunner:
         return self._call("run-turn", request)
 
     def close(self) -> None:
-        self._clock.close()
+        with self._lock:
+            self._store = None
+            self._funcs = {}
 
     def __enter__(self) -> WasmRunner:
         return self
@@ -130,71 +136,61 @@ class WasmRunner:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _link(self) -> Linker:
+    def _link(self) -> tuple[Linker, list[Any]]:
         linker = Linker(self._engine)
-        host_functions: dict[str, Callable[..., Any]] = {
-            "eager-tools": self.host.eager_tools,
-            "skill-operations": self.host.skill_operations,
-            "read-object": self.host.read_object,
-            "fetch-url": self.host.fetch_url,
-            "complete": self.host.complete,
-            "log": self.host.log,
-        }
+        hooks = HostHooks(self._host_entered, self._host_left)
+        callbacks = []
         with linker.root() as root, root.add_instance(HOST_INTERFACE) as interface:
-            for name, function in host_functions.items():
-                interface.add_func(name, self._host_call(function))
-        return linker
+            for wit_name, method, returns in HOST_FUNCTIONS:
+                function = getattr(self.host, method)
+                callbacks.append(define_host_function(interface, wit_name, function, returns, hooks, self._failure))
+        return linker, callbacks
 
-    def _host_call(self, function: Callable[..., Any]) -> Callable[..., Any]:
-        clock = self._clock
+    def _host_entered(self, context: Any) -> None:
+        if self._budget is not None:
+            self._budget.host_entered(context)
 
-        def call(_store: object, *args: Any) -> Any:
-            clock.pause()  # time the host spends is not the guest's
-            try:
-                return function(*args)
-            finally:
-                clock.start()
+    def _host_left(self, context: Any) -> None:
+        if self._budget is not None:
+            self._budget.host_left(context)
 
-        return call
-
-    def _instance(self) -> tuple[wasmtime.Store, dict[str, Func]]:
-        if self._store is None:
+    def _instance(self) -> tuple[wasmtime.Store, dict[str, Func], GuestBudget]:
+        if self._store is None or self._budget is None:
             store = wasmtime.Store(self._engine)
-            store.set_epoch_deadline(self._deadline_ticks)  # instantiation runs guest code too
-            self._clock.reset()
-            self._clock.start()
+            budget = GuestBudget(self._clock, store, self.timeout)
+            self._budget = budget
+            budget.start()  # instantiation runs guest code too
             try:
                 instance: Instance = self._linker.instantiate(store, self._component)
             finally:
-                self._clock.pause()
+                budget.stop()
             funcs = {name: instance.get_func(store, name) for name in EXPORTS}
             self._funcs = {name: func for name, func in funcs.items() if func is not None}
             self._store = store
-        return self._store, self._funcs
+        return self._store, self._funcs, self._budget
 
     def _call(self, export: str, *args: str) -> str:
         with self._lock:
-            store, funcs = self._instance()
-            func = funcs[export]
-            store.set_epoch_deadline(self._deadline_ticks)
-            self._clock.reset()
-            self._clock.start()
+            store, funcs, budget = self._instance()
+            budget.start()
             try:
-                result = func(store, *args)
-                func.post_return(store)
+                return call_export(funcs[export], store, *args)
             except wasmtime.WasmtimeError as exc:
-                timed_out = self._clock.ticks >= self._deadline_ticks
-                self._discard()
-                return _guest_failure(export, exc, timed_out, self.timeout)
+                failed = exc
             except BaseException:
-                self._discard()  # the host raised: the guest was unwound mid-call
+                self._discard()
                 raise
             finally:
-                self._clock.pause()
-            return str(result)
+                budget.stop()
+            self._discard()
+            raised = self._failure.take()
+            if raised is not None:
+                raise raised  # the host raised: the guest was unwound mid-call
+            return _guest_failure(export, failed, budget.exhausted, self.timeout)
 
     def _discard(self) -> None:
         self._store = None
+        self._budget = None
         self._funcs = {}
         self.restarts += 1
 
