@@ -35,3 +35,22 @@ def test_values_outside_the_fast_path_still_refuse_as_rfc8785_does() -> None:
             assert type(exc).__module__.startswith("rfc8785")
         else:
             raise AssertionError("expected a refusal")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "é", "c"]), values, max_size=5), st.sampled_from([1e-05, 9.2e18, 2**60]))
+def test_a_document_with_one_part_the_fast_path_cannot_take_still_gets_rfc8785s_bytes(document: dict[str, Any], odd: Any) -> None:
+    # One exponent float or big integer deep in an otherwise plain document: only that part goes the exact way.
+    nested = {"ops": [document, {"schema": {"maximum": odd}}], "plain": document}
+    try:
+        expected = bytes(rfc8785.dumps(nested))
+    except Exception as exc:
+        refused = type(exc)
+        try:
+            canonical_json(nested)
+        except Exception as ours:
+            assert type(ours) is refused
+        else:
+            raise AssertionError("expected the exact encoder's refusal") from None
+        return
+    assert canonical_json(nested) == expected

@@ -4,17 +4,19 @@ The ``rfc8785`` package is exact and pure Python: about 5 µs per value, half a 
 release. For a value whose object keys are all ASCII (so UTF-16 and code-point order agree), whose
 integers are within ±2**53 and whose floats are whole or written without an exponent (see
 :func:`_plain_float`), the standard library's C encoder with sorted keys and no whitespace writes the
-same bytes; strings are escaped the
-same way (``\\"``, ``\\\\``, the short escapes, ``\\u00xx`` for other controls, everything else as is).
-Anything else goes to ``rfc8785``. A property test holds the two to byte equality.
+same bytes; strings are escaped the same way (``\\"``, ``\\\\``, the short escapes, ``\\u00xx`` for
+other controls, everything else as is).
+
+Canonical JSON is compositional (an object is its members in key order, each ``"key":value``), so a
+value the fast path cannot take is split: its members or items that can go the fast way do, and only
+the parts that cannot (an exponent float, a non-ASCII key, a big integer) go to ``rfc8785``, which is
+imported the first time it is needed. A property test holds the result to ``rfc8785``'s bytes.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
-
-import rfc8785
 
 _LIMIT = 2**53 - 1  # what rfc8785 accepts
 _encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode
@@ -41,25 +43,34 @@ def _plain_float(number: float) -> int | float:
 
 
 def _prepared(value: Any) -> Any:
-    """``value`` ready for the C encoder (floats made plain), or :class:`_Slow`."""
-    if isinstance(value, str) or value is None or isinstance(value, bool):
+    """``value`` ready for the C encoder (floats made plain), or :class:`_Slow`.
+
+    Containers are copied only where something inside them changed (a whole float), so the usual
+    document, which has none, is checked without being rebuilt.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
         return value
-    if isinstance(value, int):
+    if kind is dict:
+        changed: dict[str, Any] | None = None
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii():
+                raise _Slow  # UTF-16 and code-point order may differ
+            ready = _prepared(item)
+            if ready is not item:
+                changed = changed if changed is not None else dict(value)
+                changed[key] = ready
+        return value if changed is None else changed
+    if kind is list or kind is tuple:
+        items = [_prepared(item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is int:
         if -_LIMIT <= value <= _LIMIT:
             return value
         raise _Slow
-    if isinstance(value, float):
+    if kind is float:
         return _plain_float(value)
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str) or not key.isascii():
-                raise _Slow  # UTF-16 and code-point order may differ
-            out[key] = _prepared(item)
-        return out
-    if isinstance(value, list | tuple):
-        return [_prepared(item) for item in value]
-    raise _Slow
+    raise _Slow  # subclasses and other types: the exact encoder decides
 
 
 def canonical_json(value: Any) -> bytes:
@@ -67,5 +78,14 @@ def canonical_json(value: Any) -> bytes:
     try:
         return _encode(_prepared(value)).encode("utf-8")
     except (_Slow, UnicodeEncodeError, RecursionError):
-        # exponents, non-ASCII keys, big integers, a lone surrogate: the exact encoder decides
-        return bytes(rfc8785.dumps(value))
+        pass
+    # Split where the parts can be ordered without the exact encoder (ASCII keys), so only the
+    # members that need it (exponents, non-ASCII keys, big integers, lone surrogates) go to rfc8785.
+    if type(value) is dict and all(type(key) is str and key.isascii() for key in value):
+        members = (_encode(key).encode("utf-8") + b":" + canonical_json(value[key]) for key in sorted(value))
+        return b"{" + b",".join(members) + b"}"
+    if type(value) is list or type(value) is tuple:
+        return b"[" + b",".join(canonical_json(item) for item in value) + b"]"
+    import rfc8785  # imported here: needed only for the rare values above
+
+    return bytes(rfc8785.dumps(value))

@@ -16,6 +16,7 @@ TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
 # Every JSON value takes at least one byte, so more nodes than the byte limit can never fit.
 _NODE_BUDGET = SCHEMA_LIMIT * 2
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # made once: sizes are measured often
 
 
 class UnknownType(Exception):
@@ -50,7 +51,7 @@ def expand_types(schema: Any, types: dict[str, Any]) -> Any:
 
 def compact_size(schema: Any) -> int:
     """Bytes of the compact UTF-8 JSON of ``schema``: the measure of the size cap."""
-    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    return len(_compact(schema).encode("utf-8"))
 
 
 def _spend(budget: list[int], nodes: int) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from skillhouse.openapi.operations import BuiltOperation
+from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
 
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 MAX_DESCRIPTION = 1024
@@ -30,15 +31,25 @@ def skill_name(title: str) -> str:
     return slug or "api"
 
 
-def operation_file(built: BuiltOperation, summary: Any, description: Any, deprecated: bool) -> str:
-    """An operation file: frontmatter with the block and its JSON schema, then the prose."""
-    block = _dump({"operation": built.block()})
+def operation_markdown(filename: str, built: BuiltOperation, summary: Any, description: Any, deprecated: bool) -> MarkdownFile:
+    """The operation file ``filename``: frontmatter with the block and its JSON schema, then the prose.
+
+    It comes with the frontmatter data the reader would parse from the text, so the wizard's compile
+    need not parse what it has just written.
+    The data is what the text was rendered from: the block, and the schema as its JSON text (the
+    literal block scalar gives back exactly that text). Key lines are not known without parsing, so
+    they are left empty: a compile that reports errors reads the text again to place them.
+    """
+    block = built.block()
     schema = json.dumps(built.schema, indent=1, ensure_ascii=True)
     schema_lines = "\n".join("    " + line for line in schema.splitlines())
     prose = _prose(clean_text(summary).strip(), clean_text(description).strip(), built)
     if deprecated:
         prose += "\n\nDeprecated by the API provider."
-    return f"---\n{block}  schema: |-\n{schema_lines}\n---\n{prose}\n"
+    head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
+    body = f"{prose}\n"
+    front = Frontmatter({"operation": {**block, "schema": schema}}, {}, 1, body, head.count("\n") + 1, {})
+    return MarkdownFile(filename, head + body, front)
 
 
 def _prose(summary: str, description: str, built: BuiltOperation) -> str:

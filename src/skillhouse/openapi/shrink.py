@@ -46,12 +46,13 @@ def fit_schema(schema: dict[str, Any], types: dict[str, Any], limit: int = SCHEM
     if tree is None:
         return None
     notes = ["dropped descriptions and examples below the arguments"]
-    if compact_size(tree) <= limit:
+    size = compact_size(tree)
+    if size <= limit:
         return tree, notes
-    for level in range(_depth(tree) - 1, 0, -1):
-        cut = _cut(tree, 0, level)
-        if compact_size(cut) <= limit:
-            return cut, [*notes, f"cut schemas nested deeper than {level} level(s) to their bare type"]
+    savings: dict[int, int] = {}
+    for level in range(_cut_savings(tree, 0, savings) - 1, 0, -1):
+        if size - savings.get(level, 0) <= limit:
+            return _cut(tree, 0, level), [*notes, f"cut schemas nested deeper than {level} level(s) to their bare type"]
     bare = _strip_arguments(_cut(tree, 0, 1))
     if compact_size(bare) <= limit:
         return bare, [*notes, "cut every nested schema to its bare type", "dropped the arguments' descriptions"]
@@ -110,19 +111,33 @@ def _bare(node: dict[str, Any]) -> dict[str, Any]:
     return {"type": bare_kind, "description": CUT_NOTE}
 
 
-def _depth(node: Any, level: int = 0) -> int:
-    if not isinstance(node, dict):
-        return level
+def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> int:
+    """The deepest level under ``node``; adds to ``savings[n]`` the bytes that cutting at ``n`` saves.
+
+    Cutting at level ``n`` replaces each composite schema first reached at level ``n`` (through a
+    ``properties``, ``items``, ``additionalProperties``, ``not`` or ``prefixItems`` edge; one reached
+    through ``allOf``/``anyOf``/``oneOf`` sits inside a composite of its own level, which is cut first)
+    by its bare type. In compact JSON a replaced value changes the size by exactly its own difference,
+    so the size of every cut is known from one walk instead of one copy per level.
+    """
     deepest = level
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
-            for child in value.values():
-                deepest = max(deepest, _depth(child, level + 1))
+            children: list[tuple[Any, int]] = [(child, level + 1) for child in value.values()]
         elif key in _CHILD_ONE and isinstance(value, dict):
-            deepest = max(deepest, _depth(value, level + 1))
+            children = [(value, level + 1)]
         elif key in _CHILD_LISTS and isinstance(value, list):
-            for child in value:
-                deepest = max(deepest, _depth(child, level + (key == "prefixItems")))
+            children = [(child, level + (key == "prefixItems")) for child in value]
+        else:
+            continue
+        for child, child_level in children:
+            if not isinstance(child, dict):
+                deepest = max(deepest, child_level)
+                continue
+            if child_level > level and _is_composite(child):
+                saved = compact_size(child) - compact_size(_bare(child))
+                savings[child_level] = savings.get(child_level, 0) + saved
+            deepest = max(deepest, _cut_savings(child, child_level, savings))
     return deepest
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +20,13 @@ from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
 from skillhouse.openapi.parameters import Skip
-from skillhouse.openapi.render import clean_text, manifest_file, operation_file, skill_name, types_file
+from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
 from skillhouse.openapi.report import ImportReport, OperationOutcome
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
+from skillhouse.skill.frontmatter import MarkdownFile
+from skillhouse.skill.package import MANIFEST, MAX_FILE_BYTES, TYPES
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 Progress = Callable[[int, int], None]
@@ -73,19 +75,22 @@ def import_openapi(
     wanted = [f for f in found if _selected(f, list(include), list(exclude))]
     report.filtered = len(found) - len(wanted)
     conv = SchemaConverter(document)
-    files: dict[str, str] = {}
+    rendered: dict[str, MarkdownFile] = {}
     outcomes: dict[str, OperationOutcome] = {}
     listing: list[tuple[str, str]] = []
     for index, item in enumerate(wanted):
-        outcome, text = _one(conv, document, item, base_urls[0], server is None)
+        outcome, markdown = _one(conv, document, item, base_urls[0], server is None)
         outcomes[item.stem] = outcome
-        if text is not None:
-            files[f"{item.stem}.md"] = text
+        if markdown is not None:
+            rendered[markdown.path] = markdown
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
         if progress is not None:
             progress(index + 1, len(wanted))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
-    compiled = _compile_dropping_refused(chosen, files, manifest, conv.types, outcomes)
+    files = {filename: markdown.text for filename, markdown in rendered.items()}
+    compiled = _compile_as_rendered(chosen, rendered, manifest, conv.types, files)
+    if compiled is None:
+        compiled = _compile_dropping_refused(chosen, files, manifest, conv.types, outcomes)
     report.outcomes = [outcomes[f.stem] for f in wanted]
     return ImportResult(chosen, files, report, compiled)
 
@@ -104,7 +109,7 @@ def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
 
 def _one(
     conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool
-) -> tuple[OperationOutcome, str | None]:
+) -> tuple[OperationOutcome, MarkdownFile | None]:
     def outcome(status: str, notes: list[str]) -> OperationOutcome:
         return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))  # type: ignore[arg-type]
 
@@ -120,14 +125,47 @@ def _one(
                 return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
             built.schema, dropped = fitted
             notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
-        text = operation_file(built, item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True)
+        summary, description, deprecated = item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True
+        markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated)
     except Skip as exc:
         return outcome("skipped", [str(exc)]), None
     except RecursionError:
         return outcome("skipped", ["the operation's schemas are nested too deeply"]), None
     except Exception as exc:
         return outcome("skipped", [f"could not be converted ({type(exc).__name__}: {str(exc)[:200]})"]), None
-    return outcome("adapted" if notes else "written", notes), text
+    return outcome("adapted" if notes else "written", notes), markdown
+
+
+def _compile_as_rendered(
+    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, Any], files: dict[str, str]
+) -> CompiledSkill | None:
+    """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
+
+    Reading the files back would parse each one's YAML and give the same data (a test holds the two
+    equal on the corpus and on fuzzed specs); only the key lines would differ, and those appear only in
+    errors. So a clean compile is taken as is, and any error sends the caller to the reading path,
+    which places each error on its line. SKILL.md and ``types.json`` are read as written (the types
+    file's sorted keys are the order the compiler sees).
+    """
+    if any(not _read_as_is(filename, markdown.text) for filename, markdown in rendered.items()):
+        return None
+    written: dict[str, str] = {MANIFEST: manifest}
+    if types:
+        written[TYPES] = types_file(types)
+    package, read_errors = read_package(name, written, label="")
+    package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)))
+    compiled, errors = compile_package(package)
+    if read_errors or errors:
+        return None
+    files.update(written)
+    return compiled
+
+
+def _read_as_is(filename: str, text: str) -> bool:
+    """Whether the package reader would take ``filename`` as an operation file without a word."""
+    if "/" in filename or filename.startswith(".") or not filename.endswith(".md") or filename == MANIFEST:
+        return False
+    return len(text) * 4 <= MAX_FILE_BYTES or len(text.encode("utf-8")) <= MAX_FILE_BYTES
 
 
 def _compile_dropping_refused(

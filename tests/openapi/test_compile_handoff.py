@@ -1,0 +1,103 @@
+"""The wizard hands the compiler the operation files' data as rendered: exactly what reading them gives.
+
+Its compile skips parsing the files it has just written; these tests hold the handed data to the
+reader's parse of the written text (data, key order and value types, body and its line) on every
+corpus spec and on fuzzed specs, and the reading path (taken when the handed compile reports an
+error, so errors get their lines) to the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.openapi.specs import SPECS, import_of, openapi, spec_of
+
+from skillhouse.compiler.release import compile_package
+from skillhouse.openapi import ImportResult, import_openapi, spec_from_data, wizard
+from skillhouse.skill.frontmatter import split_markdown
+from skillhouse.skill.package import SkillPackage
+
+
+@contextmanager
+def handed_packages() -> Iterator[list[SkillPackage]]:
+    seen: list[SkillPackage] = []
+
+    def recording(package: SkillPackage, version: str | None = None) -> Any:
+        seen.append(package)
+        return compile_package(package, version)
+
+    with mock.patch.object(wizard, "compile_package", recording):
+        yield seen
+
+
+def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
+    operation_files = sorted(f for f in result.files if f not in ("SKILL.md", "types.json"))
+    assert [md.path for md in first.files] == operation_files
+    for md in first.files:
+        read, errors = split_markdown(md.path, md.text)
+        assert errors == [] and read is not None and read.frontmatter is not None and md.frontmatter is not None
+        assert md.text == result.files[md.path]
+        # repr tells 1 from 1.0 from True and sees key order
+        assert repr(md.frontmatter.data) == repr(read.frontmatter.data)
+        assert (md.frontmatter.body, md.frontmatter.body_line, md.frontmatter.start_line) == (
+            read.frontmatter.body,
+            read.frontmatter.body_line,
+            read.frontmatter.start_line,
+        )
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
+def test_the_data_handed_to_the_compiler_is_what_reading_each_corpus_file_gives(path: Path) -> None:
+    with handed_packages() as seen:
+        result = import_openapi(spec_of(path))
+    assert result.compiled is not None and seen
+    assert_handed_as_read(result, seen[0])
+
+
+operation_names = st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12)
+parameters = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": operation_names,
+            "in": st.sampled_from(["query", "header", "path", "cookie"]),
+            "schema": st.sampled_from([{"type": "string"}, {"type": "integer"}, {"type": "array", "items": {"type": "string"}}]),
+        },
+        optional={"style": st.sampled_from(["form", "deepObject", "pipeDelimited"]), "explode": st.booleans(), "required": st.booleans()},
+    ),
+    max_size=5,
+)
+texts = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(params=parameters, summary=texts, description=texts, media=st.sampled_from(["application/json", "application/x-www-form-urlencoded", "text/plain"]))
+def test_the_data_handed_to_the_compiler_is_what_reading_fuzzed_operations_gives(
+    params: list[dict[str, Any]], summary: str, description: str, media: str
+) -> None:
+    body = {"content": {media: {"schema": {"type": "object", "properties": {"a b": {"type": "number", "enum": [1, 1.5]}}}}}}
+    spec = openapi({"/things/{id}": {"post": {"operationId": summary or "op", "summary": summary, "description": description,
+                                              "parameters": params, "requestBody": body}}})
+    with handed_packages() as seen:
+        result = import_openapi(spec_from_data(spec))
+    assert result.compiled is not None and seen
+    if len(seen) == 1:  # handed as rendered and compiled clean
+        assert_handed_as_read(result, seen[0])
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
+def test_reading_the_written_files_back_gives_the_same_skill_release_and_report(path: Path) -> None:
+    # The reading path (taken whenever the handed compile reports an error) on a whole corpus spec.
+    with mock.patch.object(wizard, "_compile_as_rendered", lambda *args: None):
+        read_back = import_openapi(spec_of(path))
+    handed = import_of(path)
+    assert read_back.compiled is not None and handed.compiled is not None
+    assert read_back.compiled.digest == handed.compiled.digest
+    assert read_back.files == handed.files
+    assert read_back.report.as_dict() == handed.report.as_dict()
