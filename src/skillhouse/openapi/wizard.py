@@ -64,12 +64,48 @@ def import_openapi(
 
     ``server`` replaces the spec's base URL (needed when the spec gives none that is absolute).
     """
-    document = spec if isinstance(spec, SpecDocument) else load_spec(spec)
+    label = "spec" if isinstance(spec, SpecDocument) else str(spec)
+    # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
+    # the import's peak: the compile holds the package and its release, no longer the parsed spec.
+    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec), label, name, include, exclude, progress, server)
+    chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
+    files = {filename: markdown.text for filename, markdown in rendered.items()}
+    compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
+    if compiled is None:
+        compiled = _compile_dropping_refused(chosen, files, converted.manifest, converted.types, outcomes)
+    report = converted.report
+    report.outcomes = [outcomes[stem] for stem in converted.order]
+    return ImportResult(chosen, files, report, compiled)
+
+
+@dataclass
+class _Converted:
+    """What the spec gave: the rendered operation files, SKILL.md, the shared types and the outcomes."""
+
+    name: str
+    rendered: dict[str, MarkdownFile]
+    manifest: str
+    types: dict[str, Any]
+    outcomes: dict[str, OperationOutcome]
+    order: list[str]
+    """The selected operations' stems in spec order."""
+    report: ImportReport
+
+
+def _convert(
+    document: SpecDocument,
+    label: str,
+    name: str | None,
+    include: Iterable[str],
+    exclude: Iterable[str],
+    progress: Progress | None,
+    server: str | None,
+) -> _Converted:
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
     info = _mapping(root.get("info"))
     chosen = name or skill_name(clean_text(info.get("title")))
-    report = ImportReport(spec=str(spec) if not isinstance(spec, SpecDocument) else "spec", skill=chosen)
+    report = ImportReport(spec=label, skill=chosen)
     report.security = _security(document)
     found = list(_operations(document))
     wanted = [f for f in found if _selected(f, list(include), list(exclude))]
@@ -87,12 +123,7 @@ def import_openapi(
         if progress is not None:
             progress(index + 1, len(wanted))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
-    files = {filename: markdown.text for filename, markdown in rendered.items()}
-    compiled = _compile_as_rendered(chosen, rendered, manifest, conv.types, files)
-    if compiled is None:
-        compiled = _compile_dropping_refused(chosen, files, manifest, conv.types, outcomes)
-    report.outcomes = [outcomes[f.stem] for f in wanted]
-    return ImportResult(chosen, files, report, compiled)
+    return _Converted(chosen, rendered, manifest, conv.types, outcomes, [f.stem for f in wanted], report)
 
 
 def write_skill(result: ImportResult, out_dir: str | Path) -> Path:

@@ -128,12 +128,31 @@ def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters
     """Refuse the tool when a property name anywhere in ``schema`` breaks the provider's pattern."""
     if rules.property_name is None:
         return
+    names: list[str] = []
+    _collect_property_names(schema, names)
+    if all(rules.property_name.fullmatch(name) for name in names):
+        return  # the usual case, settled without building a pointer per property
     for where, key in _property_names(schema, path):
         if not rules.property_name.fullmatch(key):
             raise Refused(
                 f"property name {key!r} at {where} does not match {rules.property_name.pattern}; "
                 "map it to another argument name (the wire name can stay)"
             )
+
+
+def _collect_property_names(node: Any, names: list[str]) -> None:
+    """Every property name anywhere in ``node``, as :func:`_property_names` walks it."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                names.extend(value)
+                for sub in value.values():
+                    _collect_property_names(sub, names)
+            else:
+                _collect_property_names(value, names)
+    elif isinstance(node, list):
+        for item in node:
+            _collect_property_names(item, names)
 
 
 def _property_names(node: Any, path: str) -> list[tuple[str, str]]:
