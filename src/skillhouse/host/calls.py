@@ -7,9 +7,10 @@ and id and the release documents it bound. The answer is exactly the guest's JSO
 response (``replayed`` when the gateway answered from an idempotency key), a refusal of the
 arguments, or the gateway's refusal or signal (``approval-required`` with its id, ``approval-denied``).
 
-A guest per call keeps concurrent calls of one turn apart: the guest's state (loaded tools) is
-per-conversation and not shared between threads; everything that must agree between concurrent
-calls (idempotency keys, approvals) is the gateway's, in the store.
+A call runs in a warm guest from :data:`RUNNER_POOL` (see :mod:`skillhouse.host.runner_pool`),
+checked out by that call alone, so concurrent calls of one turn never share a guest; everything that
+must agree between concurrent calls (idempotency keys, approvals) is the gateway's, in the store.
+An agent turn (:func:`run_agent`) gets a guest of its own, as its offered tools are its conversation's.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
-from skillhouse.host.runner import make_runner
+from skillhouse.host.runner import GuestRunner, make_runner
+from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
 
 
@@ -32,11 +34,15 @@ class GuestUnavailable(RuntimeError):
         self.kind = kind
 
 
-def _runner(host: TurnHost, guest: str) -> Any:
+def _runner(host: TurnHost, guest: str) -> GuestRunner:
     try:
         return make_runner(host, guest)
     except Exception as exc:  # an unknown kind, or a wasm component that cannot be built or loaded
         raise GuestUnavailable(guest, str(exc)) from None
+
+
+RUNNER_POOL = RunnerPool(_runner)
+"""The warm guests :func:`run_call` runs in, shared by every front end in this process."""
 
 
 def run_agent(
@@ -71,18 +77,15 @@ def run_call(
     tool: str,
     arguments: Mapping[str, Any],
     guest: str = "inprocess",
+    pool: RunnerPool | None = None,
 ) -> dict[str, Any]:
     """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
 
     ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
+    The guest comes from ``pool`` (:data:`RUNNER_POOL` when ``None``).
     """
     context = TurnContext(tenant, turn_id, BoundReleases(releases))
-    host = TurnHost(releases, fetch=lambda request: gateway.fetch(context, request))
-    runner = _runner(host, guest)
-    try:
+    pool = RUNNER_POOL if pool is None else pool
+    with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner:
         answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
-    finally:
-        close = getattr(runner, "close", None)
-        if close is not None:
-            close()
     return answer

@@ -3,6 +3,9 @@
 ``fetch`` takes the request dict the guest built and answers the response dict (the gateway, later;
 a fake upstream in tests); ``complete`` takes the neutral completion request and answers the model's
 turn. Both answers follow the contracts in :mod:`skillhouse.guest.host`.
+
+A host whose guest is kept warm between calls (see :mod:`skillhouse.host.runner_pool`) is bound to
+each call's gateway with :meth:`TurnHost.serve` and unbound with :meth:`TurnHost.release`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ def _no_model(request: dict[str, Any]) -> dict[str, Any]:
     return {"error": {"code": "no-model", "message": "this turn has no model bound"}}
 
 
+def _no_turn(request: dict[str, Any]) -> dict[str, Any]:
+    return {"error": {"code": "no-turn", "message": "this guest serves no call now"}}
+
+
 class TurnHost:
     """The host functions of one turn, answered from memory and the two callables."""
 
@@ -51,6 +58,17 @@ class TurnHost:
         self.requests: list[dict[str, Any]] = []
         """Every request the guest handed to ``fetch_url``, in order."""
         self.logs: list[tuple[str, str]] = []
+
+    def serve(self, fetch: Fetch, complete: Complete | None = None) -> None:
+        """Answer ``fetch_url`` and ``complete`` with these from now on, with no requests or logs on record."""
+        self._fetch = fetch
+        self._complete = complete or _no_model
+        self.requests = []
+        self.logs = []
+
+    def release(self) -> None:
+        """Serve nothing: an idle guest's host keeps no gateway, context or record of its last call."""
+        self.serve(_no_turn, _no_turn)
 
     def eager_tools(self) -> str:
         return self._eager
