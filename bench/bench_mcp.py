@@ -3,7 +3,8 @@
 One turn bound from a temporary SQLite store holding Hollowbrook, the house on loopback, the
 in-process guest. The same read-only call (``hollowbrook_list_rooms``) is made straight through the
 shared call path (:func:`~skillhouse.host.calls.run_call`: a fresh guest, the gateway, the house), through the SDK client over the in-memory transport, and over
-streamable HTTP on loopback; the differences are the MCP layer's cost. Start: a new
+streamable HTTP on loopback in both protocol eras (2026-07-28 per-request envelopes, and the
+``initialize`` handshake with a session); the differences are the MCP layer's cost. Start: a new
 ``skillhouse mcp --http 0`` process until it announces its URL.
 """
 
@@ -68,6 +69,8 @@ async def _measure(turn: BoundTurn) -> dict[str, float]:
         return run_call(turn.gateway, turn.tenant, turn.turn_id, turn.turn.releases, TOOL, ARGUMENTS, guest=turn.guest)
 
     server = mcp_server(TurnTools(turn.gateway, turn.turn, turn.guest), "skillhouse")
+    # a first second of calls runs about twice as slow as the rest (warm-up): not the path's cost
+    await _per_call(direct)
     times = {"guest and gateway, no MCP": await _per_call(direct)}
     async with Client(server) as client:
         times["MCP, in-memory transport"] = await _per_call(lambda: client.call_tool(TOOL, ARGUMENTS))
@@ -78,6 +81,9 @@ async def _measure(turn: BoundTurn) -> dict[str, float]:
         group.start_soon(serve_http, server, listening, stop)
         async with Client(url) as client:
             times["MCP, streamable HTTP on loopback"] = await _per_call(lambda: client.call_tool(TOOL, ARGUMENTS))
+        async with Client(url, mode="legacy") as client:
+            times["MCP, streamable HTTP on loopback, 2025 era (session)"] = await _per_call(
+                lambda: client.call_tool(TOOL, ARGUMENTS))
         stop.set()
     listening.close()
     return times

@@ -7,6 +7,7 @@ through the guest and the gateway of a turn bound from that store.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -31,7 +33,7 @@ from typer.testing import CliRunner
 from skillhouse.cli import app
 from skillhouse.cli_mcp import BindError, BoundTurn, open_turn
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
-from skillhouse.host.mcp_server import TurnTools, mcp_server
+from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token
@@ -315,6 +317,50 @@ def test_over_streamable_http_a_booking_and_its_resend_take_one_room(
     assert answer(booked)["status"] == 201 and answer(resent)["replayed"] is True
     assert len(house.house.bookings()) == 1
     assert len([r for r in house.received if r["method"] == "POST"]) == 1
+
+
+def test_connections_accepted_on_the_listening_socket_have_tcp_nodelay() -> None:
+    # uvicorn serves a given socket through the event loop's create_server, as here; without
+    # TCP_NODELAY a response's body waits under Nagle for the ACK of its headers (~40 ms a call)
+    async def accepted_option() -> int:
+        options: asyncio.Queue[int] = asyncio.Queue()
+
+        class Accepting(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                options.put_nowait(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        with listening_socket(0) as listening:
+            server = await asyncio.get_running_loop().create_server(Accepting, sock=listening)
+            async with server:
+                _, writer = await asyncio.open_connection(*listening.getsockname())
+                option = await asyncio.wait_for(options.get(), timeout=10)
+                writer.close()
+        return option
+
+    assert asyncio.run(accepted_option()) != 0
+
+
+def test_over_streamable_http_a_request_is_answered_with_one_json_body(turn: BoundTurn) -> None:
+    server = mcp_server(TurnTools(turn.gateway, turn.turn, turn.guest), "skillhouse")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+
+    async def post() -> httpx.Response:
+        with anyio.fail_after(30), listening_socket(0) as listening:
+            stop = anyio.Event()
+            async with anyio.create_task_group() as group:
+                group.start_soon(serve_http, server, listening, stop)
+                async with httpx.AsyncClient() as client:
+                    response = await client.post(f"http://127.0.0.1:{listening.getsockname()[1]}/mcp", json=initialize,
+                                                 headers={"Accept": "application/json, text/event-stream"})
+                stop.set()
+        return response
+
+    response = anyio.run(post)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["result"]["serverInfo"]["name"] == "skillhouse"
 
 
 @pytest.mark.parametrize(

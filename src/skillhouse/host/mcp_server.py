@@ -172,11 +172,16 @@ async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.
     Until SIGINT or SIGTERM, or until ``stop`` is set (then it shuts down gracefully). The caller
     binds the socket (:func:`listening_socket`) so it knows the port, and can say so, before a
     request arrives; connections made meanwhile wait in the backlog. DNS-rebinding protection is on.
+
+    Each request is answered with one JSON body, not an SSE stream (the spec lets the server choose;
+    clients must take both). A call here answers once and sends nothing before its answer, so the
+    stream would carry nothing more; and the SDK's client drops an SSE response's connection after
+    its one event, so over SSE every legacy-era call would open a new TCP connection.
     """
     import uvicorn
 
     host = listening.getsockname()[0]
-    app = server.streamable_http_app(host=host)
+    app = server.streamable_http_app(host=host, json_response=True)
     http = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
 
     async def stop_when_told(event: anyio.Event) -> None:
@@ -195,9 +200,17 @@ async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.
 
 
 def listening_socket(port: int, host: str = "127.0.0.1") -> socket.socket:
-    """A TCP socket bound to ``host:port`` (0: any free port) and listening."""
-    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A TCP socket bound to ``host:port`` (0: any free port) and listening; its connections have TCP_NODELAY.
+
+    The protocol is named, not left 0: asyncio sets TCP_NODELAY only on sockets whose ``proto`` is
+    ``IPPROTO_TCP``, and an accepted socket takes the listener's. Without it, uvicorn's second write
+    of a response (the body, after the headers) waited under Nagle for the client's delayed ACK of
+    the first: 40 ms or more on every call of the 2026-07-28 era. (Linux also copies TCP_NODELAY from
+    the listener to what it accepts, which holds whatever event loop serves it.)
+    """
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         listening.bind((host, port))
         listening.listen(128)
