@@ -29,7 +29,7 @@ def _sections(text: str) -> dict[str, str]:
 def main(argv: list[str]) -> int:
     wanted = set(argv)
     target = ROOT / "docs" / "benchmarks.md"
-    sections = _sections(target.read_text()) if wanted and target.exists() else {}
+    sections: dict[str, str] = {}
     for module in sorted(HERE.glob("bench_*.py")):
         short = module.stem.removeprefix("bench_")
         if wanted and short not in wanted:
@@ -53,6 +53,9 @@ def main(argv: list[str]) -> int:
         "`python bench/run.py NAME...` reruns some sections and keeps the others.\n"
     )
     target.parent.mkdir(exist_ok=True)
+    if wanted and target.exists():
+        # read just before writing, so sections another run wrote meanwhile are kept
+        sections = {**_sections(target.read_text()), **sections}
     body = "\n".join(f"{_MARK}{name} -->\n{text}" for name, text in sorted(sections.items()))
     target.write_text(header + "\n" + body)
     print(f"wrote {target.relative_to(ROOT)}")
