@@ -13,36 +13,23 @@ Standard library only: this runs inside the WebAssembly guest.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+from skillhouse.guest.values import (
+    Violation,
+    article,
+    declared_types,
+    describe,
+    has_type,
+    json_equal,
+    json_path,
+    json_type,
+)
 
-
-@dataclass(frozen=True)
-class Violation:
-    """One reason a call cannot be sent: where (JSON path), what (a stable code), and what was expected."""
-
-    path: str
-    problem: str
-    expected: str
-
-    def document(self) -> dict[str, str]:
-        return {"path": self.path, "problem": self.problem, "expected": self.expected}
-
-
-def json_path(parent: str, key: str | int) -> str:
-    """``$.a.b[0]``; keys that are not identifiers are quoted: ``$["include[]"]``."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if _IDENTIFIER.match(key):
-        return f"{parent}.{key}"
-    # JSON string notation, not repr(): repr depends on the interpreter's Unicode database
-    return parent + "[" + json.dumps(key, ensure_ascii=False) + "]"
+__all__ = ["Violation", "compiled", "is_valid", "json_path", "validate"]
 
 
 def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
@@ -54,90 +41,6 @@ def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
 
 def is_valid(schema: Any, instance: Any) -> bool:
     return not validate(schema, instance)
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a decoded value (``integer`` for whole numbers, as jsonschema counts them)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _has_type(value: Any, name: str) -> bool:
-    actual = json_type(value)
-    return actual == name or (name == "number" and actual == "integer")
-
-
-def json_equal(one: Any, two: Any) -> bool:
-    """JSON equality: ``1 == 1.0``, ``true != 1``, recursing into arrays and objects."""
-    if isinstance(one, bool) or isinstance(two, bool):
-        return isinstance(one, bool) and isinstance(two, bool) and one == two
-    if isinstance(one, str) or isinstance(two, str):
-        return bool(one == two)
-    if isinstance(one, list) and isinstance(two, list):
-        return len(one) == len(two) and all(json_equal(a, b) for a, b in zip(one, two, strict=True))
-    if isinstance(one, dict) and isinstance(two, dict):
-        return len(one) == len(two) and all(bool(k in two) and json_equal(v, two[k]) for k, v in one.items())
-    if isinstance(one, list | dict) or isinstance(two, list | dict):
-        return False
-    return bool(one == two)
-
-
-def describe(schema: Any) -> str:
-    """A short human summary of what ``schema`` accepts, for ``expected``."""
-    if schema is True or schema == {}:
-        return "any value"
-    if schema is False:
-        return "nothing (this value is not allowed)"
-    if not isinstance(schema, dict):
-        return "a valid value"
-    if "const" in schema:
-        return f"exactly {_show(schema['const'])}"
-    if "enum" in schema:
-        return "one of " + ", ".join(_show(v) for v in schema["enum"])
-    types = _types(schema)
-    if types:
-        return " or ".join(_article(t) for t in types)
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list):
-            return " or ".join(describe(s) for s in schema[key])
-    return "a valid value"
-
-
-def _types(schema: dict[str, Any]) -> list[str]:
-    declared = schema.get("type")
-    types = [declared] if isinstance(declared, str) else list(declared) if isinstance(declared, list) else []
-    if types and schema.get("nullable") is True and "null" not in types:
-        types.append("null")
-    return types
-
-
-def _article(type_name: str) -> str:
-    return {"integer": "an integer", "array": "an array", "object": "an object", "null": "null"}.get(
-        type_name, f"a {type_name}"
-    )
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 # --- Checks compiled once per schema --------------------------------------------------------------
@@ -187,7 +90,7 @@ def _compile(schema: Any) -> Check:
     if not isinstance(schema, dict):
         return _nothing
     parts: list[Check] = []
-    types = _types(schema)
+    types = declared_types(schema)
     if "const" in schema:
         parts.append(_const_check(schema["const"]))
     if isinstance(schema.get("enum"), list):
@@ -208,7 +111,7 @@ def _compile(schema: Any) -> Check:
         if type_names:
             actual = json_type(value)
             if actual not in type_names and not (actual == "integer" and "number" in type_names):
-                out.append(Violation(_at(where), "wrong-type", f"{expected}, not {_article(actual)}"))
+                out.append(Violation(_at(where), "wrong-type", f"{expected}, not {article(actual)}"))
                 return
         for part in parts:
             part(value, where, out)
@@ -267,9 +170,9 @@ _BOUNDS = (
 
 
 def _number_check(schema: dict[str, Any]) -> Check | None:
-    bounds = [(k, p, e.format(schema[k]), schema[k]) for k, p, e in _BOUNDS if _has_type(schema.get(k), "number")]
+    bounds = [(k, p, e.format(schema[k]), schema[k]) for k, p, e in _BOUNDS if has_type(schema.get(k), "number")]
     divisor: Any = schema.get("multipleOf")
-    if not (_has_type(divisor, "number") and divisor > 0):
+    if not (has_type(divisor, "number") and divisor > 0):
         divisor = None
     if not bounds and divisor is None:
         return None
