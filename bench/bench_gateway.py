@@ -236,11 +236,21 @@ each on SQLite instead of about 150 µs through a session).
 
 SQLite runs in WAL mode with `synchronous=NORMAL`: every commit survives a killed process (the gateway's
 no-resend guarantee), not an OS crash or power cut; with `FULL` every claim waits for an fsync behind
-SQLite's single writer. PostgreSQL keeps the claim fully durable and is still short of the target: a
-fresh request makes about 17 round trips (4 reads, 2 transactions of 2 writes each with their BEGIN,
-SET LOCAL and COMMIT, and 3 pool liveness pings), each a send/receive pair of system calls in this
-process while the database server's processes compete for the same two cores (see the CPU column).
-Pipelining each transaction's statements (psycopg pipeline mode) is the next step."""
+SQLite's single writer. PostgreSQL keeps the claim fully durable and is still short of the target, by
+about 40% (ratio 0.26-0.32 against 0.5 over four runs on this machine, where the same code's ratio moves
+by ±0.08 from run to run). The pool's liveness ping (a `SELECT` round trip on each of a fresh
+request's three checkouts, about 110 µs of this process's CPU each under cProfile) is gone: a checkout
+polls the idle socket instead, and a connection the server wrote to unasked (a terminated backend, a
+restart) is discarded before use; reads are retried once on a new connection, writes never (test:
+`pg_terminate_backend` on the pooled connections). That leaves 14 round trips per fresh request.
+Measured and rejected: psycopg's pipeline mode, which saves round trips but costs more CPU than it saves
+here (4 reads: 90 µs CPU in sequence, 122 µs pipelined; a transaction of 2 inserts: 136 µs either way).
+What would close the gap, measured in isolation on the same server: the claim (key row + audit row) as
+one `WITH claim AS (INSERT ... ON CONFLICT DO NOTHING RETURNING) INSERT ... SELECT FROM claim` in
+autocommit, still a synchronous commit, is 40 µs of CPU against 136 µs for `BEGIN`, two inserts and
+`COMMIT`; the four reads as one statement are 37 µs against 90 µs. Sequentially a fresh request costs
+1.0 ms of CPU (replay 0.35 ms), but with 16 client threads 1.65-2.1 ms: each of its round trips releases
+and retakes the GIL against 15 other threads, so round trips cost far more CPU under load than alone."""
 
 
 if __name__ == "__main__":

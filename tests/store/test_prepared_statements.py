@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import cast
 
+import psycopg
 import pytest
 from sqlalchemy import Table, bindparam, insert, select
 
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, IdempotencyRow
-from skillhouse.store.prepared import Prepared, json_text, json_value, reading, writing
+from skillhouse.store.prepared import Prepared, json_text, json_value, read, reading, writing
 
 HOSTS = cast(Table, AllowedHostRow.__table__)
 KEYS = cast(Table, IdempotencyRow.__table__)
@@ -61,3 +62,31 @@ def test_a_json_column_written_as_text_reads_back_through_both_paths(database: D
     assert row is not None and json_value(row[0]) == response
     with database.reading() as session:
         assert session.get(IdempotencyRow, ("t", "k")).response == response  # type: ignore[union-attr]
+
+
+def _terminate_pooled_backends(database: Database) -> None:
+    """Fill the pool with two connections, then terminate their server processes from another session."""
+    held = [database.engine.raw_connection() for _ in range(2)]
+    pids = [connection.driver_connection.info.backend_pid for connection in held]  # type: ignore[union-attr]
+    for connection in held:
+        connection.close()  # back to the pool, alive as far as the pool knows
+    url = database.engine.url.set(drivername="postgresql", query={}).render_as_string(hide_password=False)
+    with psycopg.connect(url, autocommit=True) as admin:
+        for pid in pids:
+            # with a timeout, returns once the process has exited (its socket closed)
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", [pid])
+
+
+def test_reads_and_writes_go_on_after_the_server_terminates_the_pooled_connections(database: Database) -> None:
+    if database.dialect != "postgresql":
+        pytest.skip("terminating a server backend is PostgreSQL's")
+    with writing(database) as transaction:
+        transaction.execute(_add_host(database), {"tenant": "t", "host": "a.example"})
+    # the pool now holds connections whose server processes are about to go
+    _terminate_pooled_backends(database)
+    assert read(database, lambda transaction: transaction.rows(_hosts(database), {"tenant": "t"})) == [("a.example",)]
+    _terminate_pooled_backends(database)
+    with writing(database) as transaction:
+        transaction.execute(_add_host(database), {"tenant": "t", "host": "b.example"})
+    with database.reading() as session:
+        assert list(session.scalars(select(HOSTS.c.host).order_by(HOSTS.c.host))) == ["a.example", "b.example"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -68,11 +69,19 @@ class AuditLog:
         with writing(self.database, durable) as transaction:
             self.open(transaction, entry)
 
-    def open(self, transaction: DriverTransaction, entry: AuditEntry) -> int:
-        """Write ``entry`` in the caller's transaction; its row id, for :meth:`finish`."""
-        row = transaction.first(self._open, {"at": time.time(), **asdict(entry)})
-        assert row is not None  # INSERT ... RETURNING always returns the row
-        return int(row[0])
+    def open(self, transaction: DriverTransaction, entry: AuditEntry) -> Callable[[], int]:
+        """Write ``entry`` in the caller's transaction; call the result for its row id (for :meth:`finish`).
+
+        The id is read only when asked for, so the insert can travel with the transaction's ``COMMIT``.
+        """
+        pending = transaction.send(self._open, {"at": time.time(), **asdict(entry)})
+
+        def row_id() -> int:
+            row = pending.first()
+            assert row is not None  # INSERT ... RETURNING always returns the row
+            return int(row[0])
+
+        return row_id
 
     def finish(self, transaction: DriverTransaction, row_id: int, entry: AuditEntry) -> None:
         """Bring an opened row up to date with how the decision ended, in the caller's transaction."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import Table, bindparam, delete, or_, select
@@ -23,7 +23,7 @@ from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, reading
+from skillhouse.store.prepared import DriverTransaction, Prepared, read
 
 SCHEMES = ("bearer", "basic", "header")
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
@@ -148,17 +148,18 @@ class CredentialStore:
             )
             return bool(getattr(result, "rowcount", 0))
 
-    def for_target(self, tenant: str, target: Target, transaction: DriverTransaction | None = None) -> Sequence[Injection]:
-        """The headers to inject for a request to ``target`` (decrypted here and only here).
+    def for_target(self, tenant: str, target: Target) -> Sequence[Injection]:
+        """The headers to inject for a request to ``target`` (decrypted here and only here)."""
+        return read(self.database, lambda transaction: self.for_target_later(transaction, tenant, target)())
 
-        Read in the caller's ``transaction`` when given (the gateway reads all it needs on one connection).
-        """
-        values = {"tenant": tenant, "host": target.host, "authority": target.authority}
-        if transaction is None:
-            with reading(self.database) as own:
-                found = own.rows(self._for_target, values)
-        else:
-            found = transaction.rows(self._for_target, values)
+    def for_target_later(
+        self, transaction: DriverTransaction, tenant: str, target: Target
+    ) -> Callable[[], Sequence[Injection]]:
+        """:meth:`for_target` with its read sent in the caller's transaction; call the result for the headers."""
+        pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host, "authority": target.authority})
+        return lambda: self._injections(target, pending.rows())
+
+    def _injections(self, target: Target, found: Sequence[tuple[Any, ...]]) -> Sequence[Injection]:
         if not found:
             return ()
         cipher = self._cipher()

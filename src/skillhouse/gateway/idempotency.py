@@ -33,7 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, reading, writing
+from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read, writing
 
 
 @dataclass(frozen=True)
@@ -103,20 +103,27 @@ class IdempotencyStore:
         with writing(self.database) as transaction:
             won = transaction.first(self._claim, values) is not None
             if won and on_claim is not None:
-                on_claim(transaction)
+                on_claim(transaction)  # sent with the COMMIT, in the same round trip on PostgreSQL
             return won
 
-    def read(self, transaction: DriverTransaction, tenant: str, key: str) -> KeyRow | None:
-        """The key's row, read in the caller's transaction (a :func:`reading` one will do)."""
-        row = transaction.first(self._read, {"tenant": tenant, "key": key})
-        if row is None:
-            return None
-        state, commitment, lease_until, expires_at, response = row
-        return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
+    def read_later(self, transaction: DriverTransaction, tenant: str, key: str) -> Callable[[], KeyRow | None]:
+        """Send the read of the key's row in the caller's transaction; call the result to have the row.
+
+        Sending first lets the caller's other reads share the round trip (see ``store/prepared.py``).
+        """
+        pending = transaction.send(self._read, {"tenant": tenant, "key": key})
+
+        def row() -> KeyRow | None:
+            found = pending.first()
+            if found is None:
+                return None
+            state, commitment, lease_until, expires_at, response = found
+            return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
+
+        return row
 
     def _row(self, tenant: str, key: str) -> KeyRow | None:
-        with reading(self.database) as transaction:
-            return self.read(transaction, tenant, key)
+        return read(self.database, lambda transaction: self.read_later(transaction, tenant, key)())
 
     def _update(self, tenant: str, key: str, where: Any, **values: Any) -> bool:
         statement = (

@@ -17,16 +17,16 @@ writes its audit row once, after it is decided.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import BindParameter, bindparam, select
 
 from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog
 from skillhouse.gateway.commitment import canonical_request, commitment, idempotency_key, identity_values
-from skillhouse.gateway.credentials import CredentialStore
+from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.egress import (
     EgressDecision,
     EgressPolicy,
@@ -43,13 +43,13 @@ from skillhouse.gateway.errors import (
     UpstreamFailed,
     UpstreamUnresolved,
 )
-from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, OnClaim, Replay
+from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, KeyRow, OnClaim, Replay
 from skillhouse.gateway.matching import BoundReleases, Gate, Match
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, TenantGateRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, reading, writing
+from skillhouse.store.prepared import DriverTransaction, Prepared, read, writing
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -92,6 +92,17 @@ class _Call:
     match: Match | None = None
     audit_row: int | None = None
     """The audit row opened with the idempotency claim, finished when the request ends."""
+    opened: Callable[[], int] | None = None
+    """The opened audit row's id, readable once the claim has committed."""
+
+
+class _Stored(NamedTuple):
+    """What :meth:`Gateway._stored_state` read: the tenant's allow-list and gates, credentials, the key's row."""
+
+    allow_list: list[str]
+    tenant_gates: list[Gate]
+    injections: Sequence[Injection]
+    seen: KeyRow | None
 
 
 class Gateway:
@@ -149,7 +160,7 @@ class Gateway:
     def _open_audit(self, call: _Call, key: str, approval_id: str | None) -> OnClaim:
         def open_row(transaction: DriverTransaction) -> None:
             entry = self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id)
-            call.audit_row = self.audit.open(transaction, entry)
+            call.opened = self.audit.open(transaction, entry)
 
         return open_row
 
@@ -174,13 +185,17 @@ class Gateway:
         kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
         return _Call(method.upper(), url, kept, body, target, entry)
 
-    def _tenant_policy(self, transaction: DriverTransaction, tenant: str) -> tuple[list[str], list[Gate]]:
-        hosts = [host for (host,) in transaction.rows(self._allowed_hosts, {"tenant": tenant})]
-        gates = []
-        for matches, reason in transaction.rows(self._tenant_gates, {"tenant": tenant}):
+    def _stored_state(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> _Stored:
+        """Everything stored that the decision needs, its reads sent together (one round trip on PostgreSQL)."""
+        hosts = transaction.send(self._allowed_hosts, {"tenant": tenant})
+        gates = transaction.send(self._tenant_gates, {"tenant": tenant})
+        injections = self.credentials.for_target_later(transaction, tenant, target)
+        seen = None if key is None else self.keys.read_later(transaction, tenant, key)
+        tenant_gates = []
+        for matches, reason in gates.rows():
             method, _, path = str(matches).partition(" ")
-            gates.append(Gate(method, path, reason=reason))
-        return hosts, gates
+            tenant_gates.append(Gate(method, path, reason=reason))
+        return _Stored([host for (host,) in hosts.rows()], tenant_gates, injections(), None if seen is None else seen())
 
     def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
         match = turn.releases.match(call.method, call.target)
@@ -188,10 +203,9 @@ class Gateway:
         if match is not None and match.operation.document.get("identity"):
             values = identity_values(match, call.target.query, call.headers, call.body)
             key = idempotency_key(turn.tenant, match, values)
-        with reading(self.database) as transaction:
-            allow_list, tenant_gates = self._tenant_policy(transaction, turn.tenant)
-            injections = self.credentials.for_target(turn.tenant, call.target, transaction)
-            seen = None if key is None else self.keys.read(transaction, turn.tenant, key)
+        allow_list, tenant_gates, injections, seen = read(
+            self.database, lambda transaction: self._stored_state(transaction, turn.tenant, call.target, key)
+        )
         policy = EgressPolicy.of(turn.releases.authorities, allow_list, self.config.private_hosts)
         call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
         call.match = match
@@ -226,6 +240,8 @@ class Gateway:
                 if approval_id is not None:
                     self.approvals.give_back(turn.tenant, approval_id)
                 raise
+            if call.opened is not None:
+                call.audit_row = call.opened()
             if isinstance(claim, Replay):
                 if approval_id is not None:
                     self.approvals.give_back(turn.tenant, approval_id)

@@ -20,6 +20,7 @@ transaction only, for writes whose loss after an OS crash is safe).
 
 from __future__ import annotations
 
+import select
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 _ASYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
@@ -37,13 +39,31 @@ SQLITE_BUSY_SECONDS = 30
 _READ_ONLY = "skillhouse_read_only"
 
 
+def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Drop a pooled PostgreSQL connection the server has closed, without a round trip to ask.
+
+    An idle connection has nothing to read unless the server wrote to it unasked: when a backend is
+    terminated or the server shuts down it sends its last error and closes the socket. So one ``poll``
+    of the socket replaces the pool's liveness ping (a ``SELECT`` round trip per checkout); raising
+    ``DisconnectionError`` makes the pool discard the connection and check out (or open) another.
+    """
+    if dbapi_connection.closed or dbapi_connection.broken:
+        raise DisconnectionError("the connection is closed")
+    poller = select.poll()
+    poller.register(dbapi_connection.fileno(), select.POLLIN)
+    if poller.poll(0):
+        raise DisconnectionError("the server wrote to an idle connection (closed or terminated it)")
+
+
 def _engine_for(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "postgresql":
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
         # the pool holds one connection per concurrent transaction; none is held across an upstream call
-        return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        engine = create_engine(parsed, pool_size=10, max_overflow=20)
+        event.listen(engine, "checkout", _refuse_closed_by_server)
+        return engine
     if parsed.get_backend_name() != "sqlite":
         raise ValueError(f"unsupported database URL {parsed.render_as_string(hide_password=True)!r}: use sqlite or postgresql")
     if parsed.database and parsed.database != ":memory:":

@@ -17,14 +17,17 @@ written as its text (see :func:`json_text`) and read back with :func:`json_value
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from skillhouse.store.database import Database
+
+T = TypeVar("T")
+_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off"
 
 
 class Prepared:
@@ -47,65 +50,125 @@ class Prepared:
         return tuple(merged[name] for name in self.names)
 
 
-class DriverTransaction:
-    """Statements on one checked-out DBAPI connection, inside :func:`writing` or :func:`reading`."""
+class Pending:
+    """A statement's result, read when the caller wants it (its rows are fetched when it has run)."""
+
+    __slots__ = ("_rows", "count")
 
     def __init__(self, cursor: Any) -> None:
-        self._cursor = cursor
+        # read now: on SQLite a statement still being stepped would hold up the COMMIT
+        self._rows = [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+        self.count = int(cursor.rowcount)
+        """The number of rows the statement changed."""
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    def first(self) -> tuple[Any, ...] | None:
+        return self._rows[0] if self._rows else None
+
+
+class DriverTransaction:
+    """Statements on one checked-out DBAPI connection, inside :func:`writing` or :func:`read`."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+
+    def send(self, statement: Prepared, values: Mapping[str, Any]) -> Pending:
+        cursor = self._connection.cursor()
+        cursor.execute(statement.sql, statement.parameters(values))
+        return Pending(cursor)
 
     def execute(self, statement: Prepared, values: Mapping[str, Any]) -> int:
         """Run a statement; the number of rows it changed."""
-        self._cursor.execute(statement.sql, statement.parameters(values))
-        return int(self._cursor.rowcount)
+        return self.send(statement, values).count
 
     def rows(self, statement: Prepared, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        self._cursor.execute(statement.sql, statement.parameters(values))
-        return list(self._cursor.fetchall())
+        return self.send(statement, values).rows()
 
     def first(self, statement: Prepared, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        self._cursor.execute(statement.sql, statement.parameters(values))
-        row = self._cursor.fetchone()
-        return None if row is None else tuple(row)
+        return self.send(statement, values).first()
+
+
+def _forget_if_lost(database: Database, connection: Any, error: BaseException) -> bool:
+    """Whether ``error`` means the server connection is gone; if so it is dropped, not pooled again."""
+    driver = connection.driver_connection
+    dialect = database.engine.dialect
+    if isinstance(error, dialect.loaded_dbapi.Error) and dialect.is_disconnect(error, driver, None):
+        connection.invalidate(error)
+        return True
+    return False
 
 
 @contextmanager
 def writing(database: Database, durable: bool = True) -> Iterator[DriverTransaction]:
-    """One write transaction: committed when the block ends, rolled back if it raises."""
+    """One write transaction: committed when the block ends, rolled back if it raises.
+
+    A connection found lost is dropped from the pool and the error raised: a write is never retried
+    here, since whether its ``COMMIT`` reached the server is unknown.
+    """
     connection = database.engine.raw_connection()
+    driver = connection.driver_connection
     sqlite = database.dialect == "sqlite"
     try:
-        cursor = connection.cursor()
+        cursor = driver.cursor()  # type: ignore[union-attr]
         if sqlite:
             cursor.execute("BEGIN IMMEDIATE")
         elif not durable:
-            cursor.execute("SET LOCAL synchronous_commit = off")
+            cursor.execute(_ASYNC_COMMIT)
         try:
-            yield DriverTransaction(cursor)
-        except BaseException:
-            cursor.execute("ROLLBACK") if sqlite else connection.rollback()
+            yield DriverTransaction(driver)
+        except BaseException as error:
+            if not _forget_if_lost(database, connection, error):
+                cursor.execute("ROLLBACK") if sqlite else driver.rollback()  # type: ignore[union-attr]
             raise
-        cursor.execute("COMMIT") if sqlite else connection.commit()
-        cursor.close()
+        try:
+            cursor.execute("COMMIT") if sqlite else driver.commit()  # type: ignore[union-attr]
+        except BaseException as error:
+            _forget_if_lost(database, connection, error)
+            raise
     finally:
-        connection.close()  # back to the pool
+        connection.close()  # back to the pool (a dropped one is discarded)
 
 
 @contextmanager
 def reading(database: Database) -> Iterator[DriverTransaction]:
-    """Reads in autocommit: no ``BEGIN``/``COMMIT`` round trips, no lock taken."""
+    """Reads in autocommit: no ``BEGIN``/``COMMIT`` round trips, no lock taken.
+
+    Prefer :func:`read`, which also survives a connection the server closed.
+    """
     connection = database.engine.raw_connection()
     driver = connection.driver_connection
     postgres = database.dialect == "postgresql"
     try:
         if postgres:
             driver.autocommit = True  # type: ignore[union-attr]
-        cursor = connection.cursor()
-        yield DriverTransaction(cursor)
-        cursor.close()
+        try:
+            yield DriverTransaction(driver)
+        except BaseException as error:
+            _forget_if_lost(database, connection, error)
+            raise
+        finally:
+            if postgres and not driver.closed:  # type: ignore[union-attr]
+                driver.autocommit = False  # type: ignore[union-attr]
     finally:
-        if postgres and not driver.closed:  # type: ignore[union-attr]
-            driver.autocommit = False  # type: ignore[union-attr]
         connection.close()
+
+
+def read(database: Database, work: Callable[[DriverTransaction], T]) -> T:
+    """``work``'s reads on one pooled connection; once more on a new one after an operational error.
+
+    Reads change nothing, so running them again is always safe. A connection the server closed while
+    it sat in the pool is caught before use (see ``store/database.py``); this covers one closed between
+    that check and the read (the lost connection has been dropped from the pool by then).
+    """
+    try:
+        with reading(database) as transaction:
+            return work(transaction)
+    except database.engine.dialect.loaded_dbapi.OperationalError:
+        pass
+    with reading(database) as transaction:
+        return work(transaction)
 
 
 def json_text(value: Any) -> str | None:
