@@ -82,3 +82,8 @@ def test_real_component_schemas_are_accepted() -> None:
     spec = json.loads((CORPUS / "readme-3.1-schema-types.json").read_text())
     for name, schema in spec.get("components", {}).get("schemas", {}).items():
         assert (schema_problem(schema) is None) == jsonschema_accepts(schema), name
+
+
+def test_a_type_list_holding_an_object_is_a_problem_not_a_crash() -> None:
+    assert schema_problem({"type": [{}]}) is not None
+    assert schema_problem({"type": ["string", ["null"]]}) is not None

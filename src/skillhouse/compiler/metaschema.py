@@ -169,7 +169,7 @@ def _type(value: Any, at: list[str | int]) -> None:
     if not isinstance(value, list) or not value:
         raise _Problem(at, f"{_short(value)} is not a type or a non-empty array of types")
     for index, item in enumerate(value):
-        if item not in TYPES:
+        if not isinstance(item, str) or item not in TYPES:
             raise _Problem([*at, index], f"{_short(item)} is not a JSON Schema type")
     if len(set(value)) != len(value):
         raise _Problem(at, "has non-unique elements")
