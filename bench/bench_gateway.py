@@ -228,29 +228,35 @@ work a fresh request took six transactions through ORM sessions (cProfile, 600 s
 on SQLite 36% in `commit` with an fsync for each of the three writes and about a third in SQLAlchemy's
 session and statement machinery, 14% in httpx; on PostgreSQL 31% in commits and 14% in the pool's
 liveness ping, one per transaction). Now a fresh request does one read of the tenant's allow-list,
-gates, credentials and the key's row (autocommit, no lock); the claim (key row + opened audit row, one
-transaction, durable before sending); and the completion (response + audit status, one transaction,
-`synchronous_commit = off` on PostgreSQL: losing it in an OS crash leaves the key `running`, then
-`unresolved`, never resent). These statements run precompiled on the driver's connection (about 10 µs
-each on SQLite instead of about 150 µs through a session).
+gates, credentials and the key's row (autocommit, no lock); the claim (key row + opened audit row,
+durable before sending); and the completion (response + audit status, an asynchronous commit: losing
+it in an OS crash leaves the key `running`, then `unresolved`, never resent). These statements run
+precompiled on the driver's connection (about 10 µs each on SQLite instead of about 150 µs through a
+session). No liveness ping per checkout: a checkout polls the idle socket, and a connection the server
+wrote to unasked (a terminated backend, a restart) is discarded before use.
 
 SQLite runs in WAL mode with `synchronous=NORMAL`: every commit survives a killed process (the gateway's
 no-resend guarantee), not an OS crash or power cut; with `FULL` every claim waits for an fsync behind
-SQLite's single writer. PostgreSQL keeps the claim fully durable and is still short of the target, by
-about 40% (ratio 0.26-0.32 against 0.5 over four runs on this machine, where the same code's ratio moves
-by ±0.08 from run to run). The pool's liveness ping (a `SELECT` round trip on each of a fresh
-request's three checkouts, about 110 µs of this process's CPU each under cProfile) is gone: a checkout
-polls the idle socket instead, and a connection the server wrote to unasked (a terminated backend, a
-restart) is discarded before use; reads are retried once on a new connection, writes never (test:
-`pg_terminate_backend` on the pooled connections). That leaves 14 round trips per fresh request.
-Measured and rejected: psycopg's pipeline mode, which saves round trips but costs more CPU than it saves
-here (4 reads: 90 µs CPU in sequence, 122 µs pipelined; a transaction of 2 inserts: 136 µs either way).
-What would close the gap, measured in isolation on the same server: the claim (key row + audit row) as
-one `WITH claim AS (INSERT ... ON CONFLICT DO NOTHING RETURNING) INSERT ... SELECT FROM claim` in
-autocommit, still a synchronous commit, is 40 µs of CPU against 136 µs for `BEGIN`, two inserts and
-`COMMIT`; the four reads as one statement are 37 µs against 90 µs. Sequentially a fresh request costs
-1.0 ms of CPU (replay 0.35 ms), but with 16 client threads 1.65-2.1 ms: each of its round trips releases
-and retakes the GIL against 15 other threads, so round trips cost far more CPU under load than alone."""
+SQLite's single writer. There the claim and the completion are each a two-statement transaction and
+the read four statements: in-process calls, no round trips.
+
+PostgreSQL: each of the three is one statement, so a fresh request makes 3 round trips instead of 14,
+a replay 2 instead of about 8 (`gateway/stored_state.py`, `gateway/key_audit.py`). The read is one
+`UNION ALL` of the four reads with a `kind` column (74 µs of CPU alone against 200 µs for four
+statements). The claim is `WITH claim AS (INSERT INTO gateway_idempotency ... ON CONFLICT DO NOTHING
+RETURNING key) INSERT INTO gateway_audit ... SELECT ... FROM claim RETURNING id` in autocommit, a
+synchronous commit, so the key is on disk before the upstream is called; no row back means another
+request holds the key (and no audit row was written). The completion is `WITH done AS (UPDATE
+gateway_idempotency ...) UPDATE gateway_audit ... WHERE id = :row AND set_config('synchronous_commit',
+'off', true) <> ''`: the setting is local to the statement's own transaction, so the commit is
+asynchronous without `BEGIN` and `SET LOCAL` round trips (tests: both rows change; a key no longer
+running is left alone while the audit row is finished; the setting is `on` again afterwards on the same
+connection). A replay's or refusal's audit row is one `INSERT` likewise. One at a time, a fresh request
+now costs 757 µs of this process's CPU against 1,082 µs before (replay 277 against 346); under 16
+threads 1,225-1,257 against 1,514 (replay 533-545 against 605). The fresh ratio went from 0.26-0.32 to
+0.41-0.47 over the runs so far (this machine moves the same code's ratio by ±0.08 from run to run):
+close to the 0.5 target, not reliably at it. What is left per fresh request is the three round trips,
+httpx to the upstream (about a fifth of the CPU under cProfile) and the gateway's own Python."""
 
 
 if __name__ == "__main__":

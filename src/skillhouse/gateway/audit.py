@@ -4,24 +4,25 @@ A row names the method, host, path (no query string: it may carry personal data)
 operation, the decision and its code, the upstream status and the checked address. Headers and bodies
 are never written, so no credential can reach the audit trail.
 
-A request that claims an idempotency key has its row opened in the claim's own transaction (decision
-``allowed``, no status yet), so the decision to let it leave is on record before it leaves, even if
-the gateway is killed mid-call; the completion's transaction then fills in the status.
+A request that claims an idempotency key has its row opened in the claim's own commit (decision
+``allowed``, no status yet; :func:`opening` gives its values), so the decision to let it leave is on
+record before it leaves, even if the gateway is killed mid-call; the completion's commit then fills in
+the status (:func:`finishing`). Both writes are in ``gateway/key_audit.py``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 
+from skillhouse.gateway.key_audit import AUDIT_FINISHED, AUDIT_OPENED
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, writing
+from skillhouse.store.prepared import Prepared, one_statement, writing
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -43,10 +44,20 @@ class AuditEntry:
 
 
 _TABLE = cast(Table, AuditRow.__table__)
-_FINISHED = ("decision", "code", "status", "approval_id")
 
 
-def _log(entry: AuditEntry) -> None:
+def opening(entry: AuditEntry) -> dict[str, Any]:
+    """The values of a new row for ``entry``: every column but the id."""
+    return {"at": time.time(), **asdict(entry)}
+
+
+def finishing(entry: AuditEntry) -> dict[str, Any]:
+    """The values an opened row takes when its decision ends as ``entry`` says (logged here)."""
+    log_decision(entry)
+    return {name: getattr(entry, name) for name in AUDIT_FINISHED}
+
+
+def log_decision(entry: AuditEntry) -> None:
     log.info(
         "egress %s %s %s%s -> %s%s",
         entry.tenant_id, entry.method, entry.host, entry.path, entry.decision,
@@ -57,36 +68,33 @@ def _log(entry: AuditEntry) -> None:
 class AuditLog:
     def __init__(self, database: Database) -> None:
         self.database = database
-        columns = [c.name for c in _TABLE.c if c.name != "id"]
-        self._open = Prepared(database, insert(_TABLE).values({n: bindparam(n) for n in columns}).returning(_TABLE.c.id))
+        # typed binds: in the SELECT below PostgreSQL must know each value's type without a column
+        opened = {name: bindparam(name, type_=_TABLE.c[name].type) for name in AUDIT_OPENED}
+        self._open = Prepared(database, insert(_TABLE).values(opened))
         self._finish = Prepared(
-            database, update(_TABLE).where(_TABLE.c.id == bindparam("row_id")).values({n: bindparam(n) for n in _FINISHED})
+            database, update(_TABLE).where(_TABLE.c.id == bindparam("row_id")).values({n: bindparam(n) for n in AUDIT_FINISHED})
         )
+        # on PostgreSQL each write is one autocommit statement (one round trip, not BEGIN, statement, COMMIT);
+        # a row that may be lost in an OS crash says so itself: set_config(..., true) is SET LOCAL for the
+        # statement's own transaction (see gateway/key_audit.py)
+        self._single = database.dialect == "postgresql"
+        asynchronous = func.set_config("synchronous_commit", "off", True) != ""
+        self._open_async = Prepared(database, insert(_TABLE).from_select(AUDIT_OPENED, select(*opened.values()).where(asynchronous)))
 
     def record(self, entry: AuditEntry, durable: bool = True) -> None:
-        """Write one finished decision in its own transaction (``durable`` as in ``Database.transaction``)."""
-        _log(entry)
-        with writing(self.database, durable) as transaction:
-            self.open(transaction, entry)
+        """Write one finished decision in its own commit (``durable`` as in ``Database.transaction``)."""
+        log_decision(entry)
+        if not self._single:
+            with writing(self.database, durable) as transaction:
+                transaction.execute(self._open, opening(entry))
+            return
+        with one_statement(self.database) as statement:
+            statement.execute(self._open if durable else self._open_async, opening(entry))
 
-    def open(self, transaction: DriverTransaction, entry: AuditEntry) -> Callable[[], int]:
-        """Write ``entry`` in the caller's transaction; call the result for its row id (for :meth:`finish`).
-
-        The id is read only when asked for, so the insert can travel with the transaction's ``COMMIT``.
-        """
-        pending = transaction.send(self._open, {"at": time.time(), **asdict(entry)})
-
-        def row_id() -> int:
-            row = pending.first()
-            assert row is not None  # INSERT ... RETURNING always returns the row
-            return int(row[0])
-
-        return row_id
-
-    def finish(self, transaction: DriverTransaction, row_id: int, entry: AuditEntry) -> None:
-        """Bring an opened row up to date with how the decision ended, in the caller's transaction."""
-        _log(entry)
-        transaction.execute(self._finish, {"row_id": row_id, **{n: getattr(entry, n) for n in _FINISHED}})
+    def finish(self, row_id: int, entry: AuditEntry) -> None:
+        """Bring a row opened with a claim up to date with how the decision ended (a refusal after the claim)."""
+        with one_statement(self.database) if self._single else writing(self.database) as transaction:
+            transaction.execute(self._finish, {"row_id": row_id, **finishing(entry)})
 
     def rows(self, tenant: str, limit: int = 100) -> list[dict[str, Any]]:
         with self.database.reading() as session:

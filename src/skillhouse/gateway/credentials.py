@@ -157,9 +157,10 @@ class CredentialStore:
     ) -> Callable[[], Sequence[Injection]]:
         """:meth:`for_target` with its read sent in the caller's transaction; call the result for the headers."""
         pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host, "authority": target.authority})
-        return lambda: self._injections(target, pending.rows())
+        return lambda: self.injections(target, pending.rows())
 
-    def _injections(self, target: Target, found: Sequence[tuple[Any, ...]]) -> Sequence[Injection]:
+    def injections(self, target: Target, found: Sequence[tuple[Any, ...]]) -> Sequence[Injection]:
+        """The headers to inject from credential rows read for ``target``: (host, header, scheme, encrypted value)."""
         if not found:
             return ()
         cipher = self._cipher()

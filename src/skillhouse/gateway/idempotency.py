@@ -14,10 +14,11 @@ inserts and runs. The others read the row:
 Every state change is one conditional statement, so SQLite and PostgreSQL need no Python locks.
 
 The claim commits before the request is sent, with the database's full durability (on PostgreSQL a
-synchronous commit; on SQLite one that survives the process, see ``store/database.py``), and may carry
-the caller's own writes (the audit row) in the same transaction. Completion may be written with
-``durable=False``: losing it in an OS crash leaves the key ``running``, which becomes ``unresolved``
-when its lease runs out, so the request is still never resent.
+synchronous commit; on SQLite one that survives the process, see ``store/database.py``), and opens the
+request's audit row in the same commit; the completion stores the response and finishes that row
+together (both writes in ``gateway/key_audit.py``, one statement each on PostgreSQL). The completion's
+commit is asynchronous: losing it in an OS crash leaves the key ``running``, which becomes
+``unresolved`` when its lease runs out, so the request is still never resent.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Table, bindparam, delete, select, update
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
+from skillhouse.gateway.key_audit import KeyAuditWrites
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read, writing
+from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Claimed:
     """This request holds the key and must run, then :meth:`IdempotencyStore.complete` it."""
 
     key: str
+    audit_row: int
+    """The audit row opened with the claim, finished by :meth:`IdempotencyStore.complete`."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class Replay:
 
 _TABLE = cast(Table, IdempotencyRow.__table__)
 _THIS_KEY = (_TABLE.c.tenant_id == bindparam("tenant"), _TABLE.c.key == bindparam("key"))
+KEY_COLUMNS = (_TABLE.c.state, _TABLE.c.commitment, _TABLE.c.lease_until, _TABLE.c.expires_at, _TABLE.c.response)
+"""What a read of a key's row selects, in the order :func:`key_row` takes."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,12 @@ class KeyRow:
     response: dict[str, Any] | None
 
 
-OnClaim = Callable[[DriverTransaction], None]
-"""Writes to make in the claim's own transaction, only if this request won the key."""
+def key_row(found: tuple[Any, ...] | None) -> KeyRow | None:
+    """A key's row from the values of :data:`KEY_COLUMNS` as read (None when there is no row)."""
+    if found is None:
+        return None
+    state, commitment, lease_until, expires_at, response = found
+    return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
 
 
 class IdempotencyStore:
@@ -83,28 +92,8 @@ class IdempotencyStore:
         self.database = database
         self.policy = policy or KeyPolicy()
         self.clock = clock
-        insert = postgresql.insert if database.dialect == "postgresql" else sqlite.insert
-        # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
-        self._claim = Prepared(
-            database,
-            insert(_TABLE).values({c.name: bindparam(c.name) for c in _TABLE.c}).on_conflict_do_nothing().returning(_TABLE.c.key),
-        )
-        columns = (_TABLE.c.state, _TABLE.c.commitment, _TABLE.c.lease_until, _TABLE.c.expires_at, _TABLE.c.response)
-        self._read = Prepared(database, select(*columns).where(*_THIS_KEY))
-        # an unresolved key may still learn its answer from a holder that was only slow
-        self._complete = Prepared(
-            database,
-            update(_TABLE)
-            .where(*_THIS_KEY, or_(_TABLE.c.state == "running", _TABLE.c.state == "unresolved"))
-            .values(state="completed", response=bindparam("response"), expires_at=bindparam("expires_at")),
-        )
-
-    def _insert(self, values: Mapping[str, Any], on_claim: OnClaim | None) -> bool:
-        with writing(self.database) as transaction:
-            won = transaction.first(self._claim, values) is not None
-            if won and on_claim is not None:
-                on_claim(transaction)  # sent with the COMMIT, in the same round trip on PostgreSQL
-            return won
+        self._writes = KeyAuditWrites(database)
+        self._read = Prepared(database, select(*KEY_COLUMNS).where(*_THIS_KEY))
 
     def read_later(self, transaction: DriverTransaction, tenant: str, key: str) -> Callable[[], KeyRow | None]:
         """Send the read of the key's row in the caller's transaction; call the result to have the row.
@@ -112,15 +101,7 @@ class IdempotencyStore:
         Sending first lets the caller's other reads share the round trip (see ``store/prepared.py``).
         """
         pending = transaction.send(self._read, {"tenant": tenant, "key": key})
-
-        def row() -> KeyRow | None:
-            found = pending.first()
-            if found is None:
-                return None
-            state, commitment, lease_until, expires_at, response = found
-            return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
-
-        return row
+        return lambda: key_row(pending.first())
 
     def _row(self, tenant: str, key: str) -> KeyRow | None:
         return read(self.database, lambda transaction: self.read_later(transaction, tenant, key)())
@@ -144,12 +125,11 @@ class IdempotencyStore:
             raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
         return Replay(dict(row.response or {}))
 
-    def claim(
-        self, tenant: str, key: str, operation: str, commitment: str, on_claim: OnClaim | None = None
-    ) -> Claimed | Replay:
+    def claim(self, tenant: str, key: str, operation: str, commitment: str, audit: Mapping[str, Any]) -> Claimed | Replay:
         """Hold ``key`` for this request, or answer as the request that holds or held it.
 
-        ``on_claim`` runs inside the transaction that takes the key, only if this request takes it.
+        ``audit`` is the request's audit row (``AuditLog.opening``), written in the claim's own commit
+        only if this request takes the key.
         """
         deadline = self.clock() + self.policy.wait_seconds
         pause = 0.005
@@ -161,8 +141,9 @@ class IdempotencyStore:
                 "expires_at": now + self.policy.lease_seconds + self.policy.ttl_seconds, "response": None,
                 "created_at": now,
             }  # fmt: skip
-            if self._insert(values, on_claim):
-                return Claimed(key)
+            audit_row = self._writes.claim(values, audit)
+            if audit_row is not None:
+                return Claimed(key, audit_row)
             row = self._row(tenant, key)
             if row is None:
                 continue  # expired and removed between our insert and read: try again
@@ -203,15 +184,11 @@ class IdempotencyStore:
             idempotency_key=key,
         )
 
-    def complete(self, tenant: str, key: str, response: Mapping[str, Any], transaction: DriverTransaction | None = None) -> None:
-        """Store the answer (in the caller's transaction if given): duplicates now replay it."""
-        values = {"tenant": tenant, "key": key, "response": json_text(dict(response)),
+    def complete(self, claimed: Claimed, tenant: str, response: Mapping[str, Any], audit: Mapping[str, Any]) -> None:
+        """Store the answer, duplicates now replay it; and finish the claim's audit row (``AuditLog.finishing``)."""
+        values = {"tenant": tenant, "key": claimed.key, "response": json_text(dict(response)),
                   "expires_at": self.clock() + self.policy.ttl_seconds}  # fmt: skip
-        if transaction is not None:
-            transaction.execute(self._complete, values)
-            return
-        with writing(self.database) as own:
-            own.execute(self._complete, values)
+        self._writes.complete(values, claimed.audit_row, audit)
 
     def unresolved(self, tenant: str, key: str) -> None:
         self._update(tenant, key, _TABLE.c.state == "running", state="unresolved", expires_at=self.clock() + self.policy.ttl_seconds)

@@ -7,26 +7,25 @@ gate holds it unless an approval for exactly this request is used now; 7. claim 
 store it under the key, audit the decision. :meth:`Gateway.fetch` answers in the ``fetch_url`` contract
 and never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
 
-Transactions per request, fewest that keep every guarantee: one read-only transaction for all the
-stored state a decision needs (tenant allow-list and gates, credentials, the key's row); the claim,
-which also opens the request's audit row, committed durably before anything is sent; and the
-completion, which stores the response and finishes the audit row together. A request without a key
-writes its audit row once, after it is decided.
+Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
+decision needs (tenant allow-list and gates, credentials, the key's row: ``gateway/stored_state.py``);
+the claim, which also opens the request's audit row, committed durably before anything is sent; and
+the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
+On PostgreSQL each of the three is one statement, one round trip. A request without a key writes its
+audit row once, after it is decided.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
-
-from sqlalchemy import BindParameter, bindparam, select
+from typing import Any
 
 from skillhouse.gateway.approvals import ApprovalStore
-from skillhouse.gateway.audit import AuditEntry, AuditLog
+from skillhouse.gateway.audit import AuditEntry, AuditLog, finishing, opening
 from skillhouse.gateway.commitment import canonical_request, commitment, idempotency_key, identity_values
-from skillhouse.gateway.credentials import CredentialStore, Injection
+from skillhouse.gateway.credentials import CredentialStore
 from skillhouse.gateway.egress import (
     EgressDecision,
     EgressPolicy,
@@ -43,13 +42,12 @@ from skillhouse.gateway.errors import (
     UpstreamFailed,
     UpstreamUnresolved,
 )
-from skillhouse.gateway.idempotency import IdempotencyStore, KeyPolicy, KeyRow, OnClaim, Replay
-from skillhouse.gateway.matching import BoundReleases, Gate, Match
+from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
+from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.redaction import Redactor
+from skillhouse.gateway.stored_state import StoredStateReader
 from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
 from skillhouse.store.database import Database
-from skillhouse.store.gateway_tables import AllowedHostRow, TenantGateRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, read, writing
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -92,17 +90,6 @@ class _Call:
     match: Match | None = None
     audit_row: int | None = None
     """The audit row opened with the idempotency claim, finished when the request ends."""
-    opened: Callable[[], int] | None = None
-    """The opened audit row's id, readable once the claim has committed."""
-
-
-class _Stored(NamedTuple):
-    """What :meth:`Gateway._stored_state` read: the tenant's allow-list and gates, credentials, the key's row."""
-
-    allow_list: list[str]
-    tenant_gates: list[Gate]
-    injections: Sequence[Injection]
-    seen: KeyRow | None
 
 
 class Gateway:
@@ -122,11 +109,7 @@ class Gateway:
         self.audit = AuditLog(database)
         self.upstream = upstream or UpstreamClient()
         self.resolver = resolver
-        tenant: BindParameter[str] = bindparam("tenant")
-        self._allowed_hosts = Prepared(database, select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant))
-        self._tenant_gates = Prepared(
-            database, select(TenantGateRow.matches, TenantGateRow.reason).where(TenantGateRow.tenant_id == tenant)
-        )
+        self.stored = StoredStateReader(database, self.credentials, self.keys)
 
     def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract."""
@@ -153,16 +136,8 @@ class Gateway:
         entry = self._entry(call, decision, **values)
         if call.audit_row is None:
             self.audit.record(entry, durable)
-            return
-        with writing(self.database) as transaction:
-            self.audit.finish(transaction, call.audit_row, entry)
-
-    def _open_audit(self, call: _Call, key: str, approval_id: str | None) -> OnClaim:
-        def open_row(transaction: DriverTransaction) -> None:
-            entry = self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id)
-            call.opened = self.audit.open(transaction, entry)
-
-        return open_row
+        else:
+            self.audit.finish(call.audit_row, entry)
 
     @staticmethod
     def _read(turn: TurnContext, request: Mapping[str, Any]) -> _Call:
@@ -185,28 +160,15 @@ class Gateway:
         kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
         return _Call(method.upper(), url, kept, body, target, entry)
 
-    def _stored_state(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> _Stored:
-        """Everything stored that the decision needs, its reads sent together (one round trip on PostgreSQL)."""
-        hosts = transaction.send(self._allowed_hosts, {"tenant": tenant})
-        gates = transaction.send(self._tenant_gates, {"tenant": tenant})
-        injections = self.credentials.for_target_later(transaction, tenant, target)
-        seen = None if key is None else self.keys.read_later(transaction, tenant, key)
-        tenant_gates = []
-        for matches, reason in gates.rows():
-            method, _, path = str(matches).partition(" ")
-            tenant_gates.append(Gate(method, path, reason=reason))
-        return _Stored([host for (host,) in hosts.rows()], tenant_gates, injections(), None if seen is None else seen())
-
     def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
         match = turn.releases.match(call.method, call.target)
         key: str | None = None
         if match is not None and match.operation.document.get("identity"):
             values = identity_values(match, call.target.query, call.headers, call.body)
             key = idempotency_key(turn.tenant, match, values)
-        allow_list, tenant_gates, injections, seen = read(
-            self.database, lambda transaction: self._stored_state(transaction, turn.tenant, call.target, key)
-        )
-        policy = EgressPolicy.of(turn.releases.authorities, allow_list, self.config.private_hosts)
+        stored = self.stored.read(turn.tenant, call.target, key)
+        injections, tenant_gates = stored.injections, stored.tenant_gates
+        policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, self.config.private_hosts)
         call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
         call.match = match
         redactor = Redactor(secret for injection in injections for secret in injection.secrets)
@@ -214,7 +176,7 @@ class Gateway:
         canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
         committed = commitment(canonical)
         if key is not None:
-            replay = self.keys.replay_of(seen, key, committed)
+            replay = self.keys.replay_of(stored.seen, key, committed)
             if replay is not None:
                 # nothing leaves for a replay: its audit row may wait for the WAL writer (see store/database.py)
                 self._record(call, "replayed", durable=False, status=replay.response.get("status"), idempotency_key=key)
@@ -230,23 +192,24 @@ class Gateway:
                 raise ApprovalRequired(
                     f"{call.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
+        claimed: Claimed | None = None
         if key is not None:
             operation_name = call.match.operation.qualified if call.match else ""
+            opened = opening(self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id))
             try:
-                claim = self.keys.claim(turn.tenant, key, operation_name, committed, self._open_audit(call, key, approval_id))
+                claim = self.keys.claim(turn.tenant, key, operation_name, committed, opened)
             except GatewayError:
                 # in flight elsewhere, a different payload, or unresolved: nothing ran, so an approval
                 # used for it is still owed to the request it approved
                 if approval_id is not None:
                     self.approvals.give_back(turn.tenant, approval_id)
                 raise
-            if call.opened is not None:
-                call.audit_row = call.opened()
             if isinstance(claim, Replay):
                 if approval_id is not None:
                     self.approvals.give_back(turn.tenant, approval_id)
                 self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
                 return {**claim.response, "replayed": True}
+            claimed, call.audit_row = claim, claim.audit_row
         headers = {k: v for k, v in call.headers.items() if k.lower() not in injected | {"idempotency-key"}}
         headers.update({injection.header: injection.value for injection in injections})
         headers["Accept-Encoding"] = "identity"
@@ -272,15 +235,13 @@ class Gateway:
                 ) from None
             raise UpstreamFailed(f"{call.target.authority} failed after the request was sent ({exc})") from None
         answer = self._answer(response, redactor)
-        if key is None or call.audit_row is None:
+        if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
             return answer
-        # the claim is durable and the audit row open: losing this commit in an OS crash leaves the key
-        # running, then unresolved when its lease ends, so the request is still never resent
+        # the claim is durable and the audit row open: losing this asynchronous commit in an OS crash
+        # leaves the key running, then unresolved when its lease ends, so the request is still never resent
         entry = self._entry(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
-        with writing(self.database, durable=False) as transaction:
-            self.keys.complete(turn.tenant, key, answer, transaction)
-            self.audit.finish(transaction, call.audit_row, entry)
+        self.keys.complete(claimed, turn.tenant, answer, finishing(entry))
         return answer
 
     @staticmethod

@@ -10,7 +10,8 @@ PostgreSQL's bind casts), and executed on a pooled DBAPI connection.
 Transactions follow ``store/database.py``: a write takes SQLite's write lock at ``BEGIN IMMEDIATE`` and
 is durable as configured there (``durable=False`` is ``synchronous_commit = off`` on PostgreSQL for that
 transaction only); reads run in autocommit (each statement its own snapshot; on SQLite in WAL mode no
-lock at all). Values are what the drivers take as they are (strings, numbers, None); a JSON column is
+lock at all); on PostgreSQL a write that is a single statement may run as :func:`one_statement`, its
+own transaction, one round trip instead of three. Values are what the drivers take as they are (strings, numbers, None); a JSON column is
 written as its text (see :func:`json_text`) and read back with :func:`json_value`.
 """
 
@@ -132,11 +133,8 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
 
 
 @contextmanager
-def reading(database: Database) -> Iterator[DriverTransaction]:
-    """Reads in autocommit: no ``BEGIN``/``COMMIT`` round trips, no lock taken.
-
-    Prefer :func:`read`, which also survives a connection the server closed.
-    """
+def _autocommit(database: Database) -> Iterator[DriverTransaction]:
+    """A pooled connection whose statements each commit by themselves on PostgreSQL (no ``BEGIN``)."""
     connection = database.engine.raw_connection()
     driver = connection.driver_connection
     postgres = database.dialect == "postgresql"
@@ -153,6 +151,30 @@ def reading(database: Database) -> Iterator[DriverTransaction]:
                 driver.autocommit = False  # type: ignore[union-attr]
     finally:
         connection.close()
+
+
+@contextmanager
+def reading(database: Database) -> Iterator[DriverTransaction]:
+    """Reads in autocommit: no ``BEGIN``/``COMMIT`` round trips, no lock taken.
+
+    Prefer :func:`read`, which also survives a connection the server closed.
+    """
+    with _autocommit(database) as transaction:
+        yield transaction
+
+
+@contextmanager
+def one_statement(database: Database) -> Iterator[DriverTransaction]:
+    """PostgreSQL only: a write that is one statement, its own transaction, committed when it returns.
+
+    One round trip instead of ``BEGIN``, the statement and ``COMMIT``; the commit is synchronous unless
+    the statement itself says otherwise. Like :func:`writing`, never retried: a lost connection is
+    dropped from the pool and the error raised.
+    """
+    if database.dialect != "postgresql":
+        raise ValueError("one_statement needs PostgreSQL: on SQLite a write takes its lock with BEGIN IMMEDIATE")
+    with _autocommit(database) as transaction:
+        yield transaction
 
 
 def read(database: Database, work: Callable[[DriverTransaction], T]) -> T:

@@ -1,0 +1,125 @@
+"""Everything stored that a request's decision needs, read at once: allow-list, gates, credentials, key row.
+
+The reads run in autocommit (no ``BEGIN``/``COMMIT``, no lock). On SQLite they are four small
+statements the driver runs in the process. On PostgreSQL each statement is a round trip, and under
+many client threads a round trip costs far more of the process's CPU than the statement does (it
+releases and retakes the GIL), so the four are one ``UNION ALL``: each row carries a ``kind`` column
+saying which read it answers and its values in shared columns (text, numbers, JSON), unused ones NULL.
+Without a key the key's branch binds NULL, which matches no row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import (
+    JSON,
+    BindParameter,
+    Float,
+    Table,
+    Text,
+    bindparam,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+)
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.sql.elements import ColumnElement
+
+from skillhouse.gateway.credentials import CredentialStore, Injection
+from skillhouse.gateway.egress import Target
+from skillhouse.gateway.idempotency import KEY_COLUMNS, IdempotencyStore, KeyRow, key_row
+from skillhouse.gateway.matching import Gate
+from skillhouse.store.database import Database
+from skillhouse.store.gateway_tables import AllowedHostRow, CredentialRow, IdempotencyRow, TenantGateRow
+from skillhouse.store.prepared import DriverTransaction, Prepared, read
+
+_HOSTS = cast(Table, AllowedHostRow.__table__)
+_GATES = cast(Table, TenantGateRow.__table__)
+_CREDENTIALS = cast(Table, CredentialRow.__table__)
+_KEYS = cast(Table, IdempotencyRow.__table__)
+_TENANT: BindParameter[str] = bindparam("tenant")
+_TEXTS, _NUMBERS = 4, 2
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """The tenant's allow-list and own gates, the credentials for the target, the key's row if any."""
+
+    allow_list: list[str]
+    tenant_gates: list[Gate]
+    injections: Sequence[Injection]
+    seen: KeyRow | None
+
+
+def _branch(kind: str, texts: Sequence[ColumnElement[Any]], numbers: Sequence[ColumnElement[Any]] = (),
+            document: ColumnElement[Any] | None = None) -> Any:  # fmt: skip
+    """One read's SELECT laid out in the union's columns: kind, text 1-4, number 1-2, JSON."""
+    padded_texts = [sql_cast(c, Text) for c in texts] + [sql_cast(null(), Text)] * (_TEXTS - len(texts))
+    padded_numbers = [sql_cast(c, Float) for c in numbers] + [sql_cast(null(), Float)] * (_NUMBERS - len(numbers))
+    return select(literal(kind, Text), *padded_texts, *padded_numbers, document if document is not None else sql_cast(null(), JSON))
+
+
+def _one_read() -> Any:
+    """The four reads as one PostgreSQL statement (see the module docstring)."""
+    state, commitment, lease_until, expires_at, response = KEY_COLUMNS
+    return union_all(
+        _branch("host", [_HOSTS.c.host]).where(_HOSTS.c.tenant_id == _TENANT),
+        _branch("gate", [_GATES.c.matches, _GATES.c.reason]).where(_GATES.c.tenant_id == _TENANT),
+        _branch("credential", [_CREDENTIALS.c.host, _CREDENTIALS.c.header, _CREDENTIALS.c.scheme, _CREDENTIALS.c.value]).where(
+            _CREDENTIALS.c.tenant_id == _TENANT,
+            or_(_CREDENTIALS.c.host == bindparam("host"), _CREDENTIALS.c.host == bindparam("authority")),
+        ),
+        _branch("key", [state, commitment], [lease_until, expires_at], response).where(
+            _KEYS.c.tenant_id == _TENANT, _KEYS.c.key == bindparam("key")
+        ),
+    )
+
+
+class StoredStateReader:
+    """Reads a request's :class:`StoredState` in one round trip on PostgreSQL, one connection on SQLite."""
+
+    def __init__(self, database: Database, credentials: CredentialStore, keys: IdempotencyStore) -> None:
+        self.database = database
+        self.credentials = credentials
+        self.keys = keys
+        self._hosts = Prepared(database, select(_HOSTS.c.host).where(_HOSTS.c.tenant_id == _TENANT))
+        self._gates = Prepared(database, select(_GATES.c.matches, _GATES.c.reason).where(_GATES.c.tenant_id == _TENANT))
+        self._one_read = Prepared(database, _one_read()) if database.dialect == "postgresql" else None
+
+    def read(self, tenant: str, target: Target, key: str | None) -> StoredState:
+        return read(self.database, lambda transaction: self._read(transaction, tenant, target, key))
+
+    def _read(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
+        if self._one_read is None:
+            return self._read_each(transaction, tenant, target, key)
+        values = {"tenant": tenant, "host": target.host, "authority": target.authority, "key": key}
+        hosts, gates, credentials, seen = [], [], [], None
+        for kind, text1, text2, text3, text4, number1, number2, document in transaction.rows(self._one_read, values):
+            if kind == "host":
+                hosts.append(text1)
+            elif kind == "gate":
+                gates.append(_gate(text1, text2))
+            elif kind == "credential":
+                credentials.append((text1, text2, text3, text4))
+            else:
+                seen = key_row((text1, text2, number1, number2, document))
+        return StoredState(hosts, gates, self.credentials.injections(target, credentials), seen)
+
+    def _read_each(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
+        hosts = transaction.rows(self._hosts, {"tenant": tenant})
+        gates = transaction.rows(self._gates, {"tenant": tenant})
+        injections = self.credentials.for_target_later(transaction, tenant, target)
+        seen = None if key is None else self.keys.read_later(transaction, tenant, key)
+        tenant_gates = [_gate(matches, reason) for matches, reason in gates]
+        return StoredState([host for (host,) in hosts], tenant_gates, injections(), None if seen is None else seen())
+
+
+def _gate(matches: str, reason: str | None) -> Gate:
+    """A tenant gate from its stored ``METHOD /path`` and reason."""
+    method, _, path = str(matches).partition(" ")
+    return Gate(method, path, reason=reason or "")

@@ -1,0 +1,133 @@
+"""The claim, the completion and the stored-state read: one statement each on PostgreSQL, the same results as SQLite."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from tests.gateway.conftest import SECRET_KEY
+
+from skillhouse.gateway.audit import AuditEntry, finishing, opening
+from skillhouse.gateway.credentials import CredentialStore
+from skillhouse.gateway.egress import parse_target
+from skillhouse.gateway.idempotency import IdempotencyStore
+from skillhouse.gateway.key_audit import KeyAuditWrites
+from skillhouse.gateway.matching import Gate
+from skillhouse.gateway.stored_state import StoredStateReader
+from skillhouse.store import Database
+from skillhouse.store.gateway_tables import AllowedHostRow, AuditRow, IdempotencyRow, TenantGateRow
+from skillhouse.store.prepared import Prepared, json_value, one_statement
+
+
+def _key(name: str = "k1", tenant: str = "t") -> dict[str, Any]:
+    now = time.time()
+    return {"tenant_id": tenant, "key": name, "operation": "hollowbrook.create_booking", "commitment": "c1",
+            "state": "running", "lease_until": now + 45, "expires_at": now + 90, "response": None, "created_at": now}  # fmt: skip
+
+
+def _entry(decision: str = "allowed", status: int | None = None) -> AuditEntry:
+    return AuditEntry("t", "turn-1", "POST", "hollowbrook.local:8084", "/bookings", decision, status=status, idempotency_key="k1")
+
+
+def _completion(name: str = "k1") -> dict[str, Any]:
+    return {"tenant": "t", "key": name, "response": json.dumps({"status": 201}), "expires_at": time.time() + 3600}
+
+
+def _keys(database: Database) -> list[tuple[str, str, Any]]:
+    with database.reading() as session:
+        return [tuple(row) for row in session.execute(select(IdempotencyRow.key, IdempotencyRow.state, IdempotencyRow.response))]
+
+
+def _audit(database: Database) -> list[tuple[int, str, int | None]]:
+    with database.reading() as session:
+        return [tuple(row) for row in session.execute(select(AuditRow.id, AuditRow.decision, AuditRow.status).order_by(AuditRow.id))]
+
+
+def test_the_claim_that_wins_writes_the_key_and_its_audit_row_and_a_second_writes_neither(database: Database) -> None:
+    writes = KeyAuditWrites(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    assert writes.claim(_key(), opening(_entry())) is None
+    assert _keys(database) == [("k1", "running", None)]
+    assert _audit(database) == [(row, "allowed", None)]
+
+
+def test_the_completion_stores_the_response_and_finishes_the_audit_row(database: Database) -> None:
+    writes = KeyAuditWrites(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    writes.complete(_completion(), row, finishing(_entry(status=201)))
+    [(key, state, response)] = _keys(database)
+    assert (key, state) == ("k1", "completed")
+    assert json_value(response) == {"status": 201}
+    assert _audit(database) == [(row, "allowed", 201)]
+
+
+def test_a_completion_for_a_key_no_longer_running_leaves_the_key_and_still_finishes_the_audit_row(database: Database) -> None:
+    writes, keys = KeyAuditWrites(database), IdempotencyStore(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    keys.release("t", "k1")  # nothing was sent: the key is gone
+    writes.complete(_completion(), row, finishing(_entry(status=201)))
+    assert _keys(database) == []
+    assert _audit(database) == [(row, "allowed", 201)]
+
+
+def test_a_completion_whose_audit_row_is_missing_still_stores_the_response(database: Database) -> None:
+    writes = KeyAuditWrites(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    writes.complete(_completion(), row + 1000, finishing(_entry(status=201)))
+    assert [state for _, state, _ in _keys(database)] == ["completed"]
+    assert _audit(database) == [(row, "allowed", None)]
+
+
+def test_the_completions_asynchronous_commit_does_not_outlive_its_statement(database: Database) -> None:
+    if database.dialect != "postgresql":
+        pytest.skip("synchronous_commit is PostgreSQL's")
+    writes = KeyAuditWrites(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    backend = _backend_and_setting(database)[0]
+    writes.complete(_completion(), row, finishing(_entry(status=201)))
+    # the pool hands back the connection the completion ran on (this test's only one)
+    assert _backend_and_setting(database) == (backend, "on")
+
+
+def _backend_and_setting(database: Database) -> tuple[int, str]:
+    with one_statement(database) as statement:
+        found = statement.first(Prepared(database, select(func.pg_backend_pid(), func.current_setting("synchronous_commit"))), {})
+        assert found is not None
+        return int(found[0]), str(found[1])
+
+
+def test_one_statement_writes_are_refused_on_sqlite(database: Database) -> None:
+    if database.dialect != "sqlite":
+        pytest.skip("the refusal is SQLite's")
+    with pytest.raises(ValueError), one_statement(database):
+        pass
+
+
+def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_key(database: Database) -> None:
+    credentials, keys = CredentialStore(database, SECRET_KEY), IdempotencyStore(database)
+    with database.transaction() as session:
+        session.add_all([AllowedHostRow(tenant_id="t", host="a.example"), AllowedHostRow(tenant_id="other", host="b.example"),
+                         TenantGateRow(tenant_id="t", matches="DELETE /bookings/{id}", reason="cancels")])  # fmt: skip
+    credentials.put("t", "hollowbrook.local", "bearer", "s3cret")
+    credentials.put("t", "elsewhere.example", "bearer", "other")
+    KeyAuditWrites(database).claim(_key(), opening(_entry()))
+    reader = StoredStateReader(database, credentials, keys)
+    target = parse_target("http://hollowbrook.local:8084/bookings")
+
+    state = reader.read("t", target, "k1")
+    assert state.allow_list == ["a.example"]
+    assert state.tenant_gates == [Gate("DELETE", "/bookings/{id}", reason="cancels")]
+    assert [(i.header, i.value) for i in state.injections] == [("authorization", "Bearer s3cret")]
+    assert state.seen is not None and (state.seen.state, state.seen.commitment, state.seen.response) == ("running", "c1", None)
+    assert reader.read("t", target, None).seen is None
+    assert reader.read("t", target, "k2").seen is None
+    other = reader.read("other", target, "k1")
+    assert (other.allow_list, other.tenant_gates, list(other.injections), other.seen) == (["b.example"], [], [], None)
