@@ -87,3 +87,22 @@ def test_real_component_schemas_are_accepted() -> None:
 def test_a_type_list_holding_an_object_is_a_problem_not_a_crash() -> None:
     assert schema_problem({"type": [{}]}) is not None
     assert schema_problem({"type": ["string", ["null"]]}) is not None
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(schemas, schemas)
+def test_fuzz_any_schema_in_an_operation_or_a_type_gives_a_release_or_located_errors(prop: Any, shared: Any) -> None:
+    from skillhouse.compiler import compile_package
+    from skillhouse.skill import read_package
+
+    schema = {"type": "object", "properties": {"a": prop, "b": {"$ref": "#/types/T"}}}
+    files = {
+        "SKILL.md": "---\nname: fz\ndescription: x\n---\n",
+        "op.md": "---\noperation:\n  method: POST\n  url: https://a.test/x\n  schema: " + json.dumps(json.dumps(schema)) + "\n---\n",
+        "types.json": json.dumps({"T": shared}),
+    }
+    package, read_errors = read_package("fz", files)
+    compiled, errors = compile_package(package)
+    assert (compiled is None) == bool(read_errors or errors)
+    for error in read_errors + errors:
+        assert error.line >= 1 and error.code
