@@ -100,3 +100,21 @@ def test_a_capability_without_a_declared_operation_answers_501(world: tuple[Test
     response = client.post(EXECUTE, json={"tool_pack": "coding.v1", "operation": "create_issue", "manifest": manifest},
                            headers=headers)
     assert (response.status_code, response.json()["error"]["code"]) == (501, "capability-not-declared")
+
+
+def test_secrets_ref_with_a_header_injects_that_binding_alone(world: tuple[TestClient, Headers, Received]) -> None:
+    client, headers, received = world
+    bind_github_token(client, headers)
+    other = client.put("/v1/credentials", json={"host": "api.github.com", "scheme": "header", "header": "X-Other-Key",
+                                                "value": "other-secret-never-sent"}, headers=headers)
+    assert other.status_code == 200, other.text
+    arguments = {"owner": "octo", "repo": "hello", "issue_number": 7}
+    narrowed = client.post(EXECUTE, json={**GITHUB, "operation": "get_issue", "arguments": arguments,
+                                          "secrets_ref": "api.github.com/authorization"}, headers=headers)
+    assert narrowed.status_code == 200, narrowed.text
+    whole_host = client.post(EXECUTE, json={**GITHUB, "operation": "get_issue", "arguments": arguments,
+                                            "secrets_ref": "api.github.com"}, headers=headers)
+    assert whole_host.status_code == 200, whole_host.text
+    first, second = received.requests
+    assert first["headers"]["authorization"] == f"Bearer {CANARY}" and "x-other-key" not in first["headers"]
+    assert second["headers"]["x-other-key"] == "other-secret-never-sent"

@@ -174,12 +174,16 @@ def execute_tool(body: ExecuteRequest, tenant: TenantDep, database: DatabaseDep,
         raise ApiError(501, "capability-not-declared",
                        f"{manifest.provider} capability {body.operation} has no declared HTTP operation yet")
     release, operation = found
+    only: frozenset[str] | None = None
     if body.secrets_ref is not None:
         _check_secret(gateway, tenant.id, body.secrets_ref, str(operation["url"]))
+        header = body.secrets_ref.partition("/")[2].lower()
+        only = frozenset({header}) if header else None  # host/header: that binding alone
     arguments = {name: str(value) if name in _path_names(operation) and type(value) is int else value
                  for name, value in body.arguments.items()}
     try:
-        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, settings.guest)
+        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, settings.guest,
+                          credential_headers=only)
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
     out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]

@@ -74,6 +74,9 @@ class TurnContext:
     tenant: str
     turn_id: str | None
     releases: BoundReleases
+    credential_headers: frozenset[str] | None = None
+    """Inject only the host's bindings for these (lower-case) headers; ``None``: every binding of the host.
+    The runtime contract's ``secrets_ref`` names one. Every bound secret is still redacted from answers."""
 
 
 @dataclass
@@ -168,10 +171,12 @@ class Gateway:
             key = idempotency_key(turn.tenant, match, values)
         stored = self.stored.read(turn.tenant, call.target, key)
         injections, tenant_gates = stored.injections, stored.tenant_gates
+        if turn.credential_headers is not None:
+            injections = [i for i in injections if i.header.lower() in turn.credential_headers]
         policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, self.config.private_hosts)
         call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
         call.match = match
-        redactor = Redactor(secret for injection in injections for secret in injection.secrets)
+        redactor = Redactor(secret for injection in stored.injections for secret in injection.secrets)
         injected = {injection.header for injection in injections}
         canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
         committed = commitment(canonical)

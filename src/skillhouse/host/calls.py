@@ -78,13 +78,15 @@ def run_call(
     arguments: Mapping[str, Any],
     guest: str = "inprocess",
     pool: RunnerPool | None = None,
+    credential_headers: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
 
     ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
-    The guest comes from ``pool`` (:data:`RUNNER_POOL` when ``None``).
+    The guest comes from ``pool`` (:data:`RUNNER_POOL` when ``None``). ``credential_headers`` limits
+    which of the host's credential bindings the gateway injects (the runtime contract's ``secrets_ref``).
     """
-    context = TurnContext(tenant, turn_id, BoundReleases(releases))
+    context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers)
     pool = RUNNER_POOL if pool is None else pool
     with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner:
         answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
