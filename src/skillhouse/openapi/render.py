@@ -6,12 +6,12 @@ refuses can reach the parser). Prose comes from the operation's summary and desc
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import yaml
 
+from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
 
@@ -41,8 +41,9 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
     they are left empty: a compile that reports errors reads the text again to place them.
     """
     block = built.block()
-    schema = json.dumps(built.schema, indent=1, ensure_ascii=True)
-    schema_lines = "\n".join("    " + line for line in schema.splitlines())
+    schema = indented_json(built.schema)
+    # ASCII JSON has no line break but "\n" (the others are escaped), so this indents every line.
+    schema_lines = "    " + schema.replace("\n", "\n    ")
     prose = _prose(clean_text(summary).strip(), clean_text(description).strip(), built)
     if deprecated:
         prose += "\n\nDeprecated by the API provider."
@@ -92,7 +93,7 @@ def manifest_file(name: str, info: dict[str, Any], base_urls: list[str], securit
 
 
 def types_file(types: dict[str, Any]) -> str:
-    return json.dumps(types, indent=1, ensure_ascii=True, sort_keys=True) + "\n"
+    return indented_json(types, sort_keys=True) + "\n"
 
 
 def _dump(data: dict[str, Any]) -> str:

@@ -50,7 +50,7 @@ def fit_schema(schema: dict[str, Any], types: dict[str, Any], limit: int = SCHEM
     if size <= limit:
         return tree, notes
     savings: dict[int, int] = {}
-    for level in range(_cut_savings(tree, 0, savings) - 1, 0, -1):
+    for level in range(_cut_savings(tree, 0, savings)[0] - 1, 0, -1):
         if size - savings.get(level, 0) <= limit:
             return _cut(tree, 0, level), [*notes, f"cut schemas nested deeper than {level} level(s) to their bare type"]
     bare = _strip_arguments(_cut(tree, 0, 1))
@@ -111,34 +111,44 @@ def _bare(node: dict[str, Any]) -> dict[str, Any]:
     return {"type": bare_kind, "description": CUT_NOTE}
 
 
-def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> int:
-    """The deepest level under ``node``; adds to ``savings[n]`` the bytes that cutting at ``n`` saves.
+def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> tuple[int, int]:
+    """The deepest level under ``node`` and its compact size; adds to ``savings[n]`` what cutting at ``n`` saves.
 
     Cutting at level ``n`` replaces each composite schema first reached at level ``n`` (through a
     ``properties``, ``items``, ``additionalProperties``, ``not`` or ``prefixItems`` edge; one reached
     through ``allOf``/``anyOf``/``oneOf`` sits inside a composite of its own level, which is cut first)
     by its bare type. In compact JSON a replaced value changes the size by exactly its own difference,
-    so the size of every cut is known from one walk instead of one copy per level.
+    so the size of every cut is known from one walk instead of one copy per level. Sizes are summed the
+    same way: a node is encoded with each child schema stood in for by ``0`` (one byte), plus the
+    children's own sizes, so each byte is encoded once rather than once per enclosing level.
     """
     deepest = level
+    shallow: dict[str, Any] = {}
+    children_bytes = 0
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
             children: list[tuple[Any, int]] = [(child, level + 1) for child in value.values()]
+            shallow[key] = {k: 0 if isinstance(v, dict) else v for k, v in value.items()}
         elif key in _CHILD_ONE and isinstance(value, dict):
             children = [(value, level + 1)]
+            shallow[key] = 0
         elif key in _CHILD_LISTS and isinstance(value, list):
             children = [(child, level + (key == "prefixItems")) for child in value]
+            shallow[key] = [0 if isinstance(v, dict) else v for v in value]
         else:
+            shallow[key] = value
             continue
         for child, child_level in children:
             if not isinstance(child, dict):
                 deepest = max(deepest, child_level)
                 continue
+            child_deepest, child_size = _cut_savings(child, child_level, savings)
+            children_bytes += child_size - 1
             if child_level > level and _is_composite(child):
-                saved = compact_size(child) - compact_size(_bare(child))
+                saved = child_size - compact_size(_bare(child))
                 savings[child_level] = savings.get(child_level, 0) + saved
-            deepest = max(deepest, _cut_savings(child, child_level, savings))
-    return deepest
+            deepest = max(deepest, child_deepest)
+    return deepest, compact_size(shallow) + children_bytes
 
 
 def _cut(node: Any, level: int, max_level: int) -> Any:
