@@ -17,6 +17,7 @@ CUT_NOTE = "Nested fields not listed (tool size limit); see the API reference."
 _TEXT = ("description", "title", "examples", "example")
 _CHILD_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _CHILD_ONE = ("items", "additionalProperties", "not")
+_COMPOSITE = frozenset(("properties", "items", "prefixItems", "allOf", "anyOf", "oneOf", "additionalProperties", "not"))
 _NODE_BUDGET = 400_000
 
 
@@ -98,7 +99,7 @@ def _build(node: Any, types: dict[str, Any], level: int, max_level: int, stack: 
 
 
 def _is_composite(node: dict[str, Any]) -> bool:
-    return any(k in node for k in ("properties", "items", "prefixItems", "allOf", "anyOf", "oneOf", "additionalProperties", "not"))
+    return not _COMPOSITE.isdisjoint(node)
 
 
 def _bare(node: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +122,7 @@ def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> t
     so the size of every cut is known from one walk instead of one copy per level. Sizes are summed the
     same way: a node is encoded with each child schema stood in for by ``0`` (one byte), plus the
     children's own sizes, so each byte is encoded once rather than once per enclosing level.
+    Only composite children are stood in for and walked: a leaf schema has nothing below it to cut.
     """
     deepest = level
     shallow: dict[str, Any] = {}
@@ -128,27 +130,32 @@ def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> t
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
             children: list[tuple[Any, int]] = [(child, level + 1) for child in value.values()]
-            shallow[key] = {k: 0 if isinstance(v, dict) else v for k, v in value.items()}
+            shallow[key] = {k: 0 if _walked(v) else v for k, v in value.items()}
         elif key in _CHILD_ONE and isinstance(value, dict):
             children = [(value, level + 1)]
-            shallow[key] = 0
+            shallow[key] = 0 if _walked(value) else value
         elif key in _CHILD_LISTS and isinstance(value, list):
             children = [(child, level + (key == "prefixItems")) for child in value]
-            shallow[key] = [0 if isinstance(v, dict) else v for v in value]
+            shallow[key] = [0 if _walked(v) else v for v in value]
         else:
             shallow[key] = value
             continue
         for child, child_level in children:
-            if not isinstance(child, dict):
+            if not _walked(child):
+                # A leaf schema has no edge to walk: it is encoded as part of this node.
                 deepest = max(deepest, child_level)
                 continue
             child_deepest, child_size = _cut_savings(child, child_level, savings)
             children_bytes += child_size - 1
-            if child_level > level and _is_composite(child):
+            if child_level > level:
                 saved = child_size - compact_size(_bare(child))
                 savings[child_level] = savings.get(child_level, 0) + saved
             deepest = max(deepest, child_deepest)
     return deepest, compact_size(shallow) + children_bytes
+
+
+def _walked(node: Any) -> bool:
+    return isinstance(node, dict) and not _COMPOSITE.isdisjoint(node)
 
 
 def _cut(node: Any, level: int, max_level: int) -> Any:
