@@ -139,35 +139,40 @@ def load(text: str) -> Any:
     stack: list[list[Any]] = []
     root: Any = None
     done = False
+    # Looked up once: this loop runs once per event (over 100,000 for a large spec).
+    scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end, alias = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.AliasEvent
+    document_end, stream_end = yaml.DocumentEndEvent, yaml.StreamEndEvent
+    next_event, plain = parser.get_event, _plain
     try:
         while True:
-            event = parser.get_event()
+            event = next_event()
             kind = type(event)
-            if kind is yaml.ScalarEvent:
+            if kind is scalar:
                 if event.tag is None:
-                    value = _plain(event.value) if event.implicit[0] else event.value
+                    value = plain(event.value) if event.implicit[0] else event.value
                 else:
                     value = _tagged(event.tag, event.value)
                 if event.anchor is not None:
                     anchors[event.anchor] = value
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            elif kind is mapping_start or kind is sequence_start:
                 if event.tag is not None and event.tag not in ("!", _CORE + "map", _CORE + "seq"):
                     raise Unsupported(event.tag)
-                container: Any = {} if kind is yaml.MappingStartEvent else []
+                container: Any = {} if kind is mapping_start else []
                 if event.anchor is not None:
                     anchors[event.anchor] = container
                 stack.append([container, None, False])
                 continue
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            elif kind is mapping_end or kind is sequence_end:
                 value = stack.pop()[0]
-            elif kind is yaml.AliasEvent:
+            elif kind is alias:
                 if event.anchor not in anchors:
                     raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
                 value = anchors[event.anchor]
-            elif kind is yaml.DocumentEndEvent:
+            elif kind is document_end:
                 done = True
                 break
-            elif kind is yaml.StreamEndEvent:
+            elif kind is stream_end:
                 break
             else:
                 continue  # stream and document starts
@@ -175,16 +180,18 @@ def load(text: str) -> Any:
                 root = value
                 continue
             top = stack[-1]
-            if isinstance(top[0], list):
-                top[0].append(value)
+            into = top[0]
+            if type(into) is list:
+                into.append(value)
             elif top[2]:
-                top[0][top[1]] = value
-                top[1], top[2] = None, False
+                into[top[1]] = value
+                top[2] = False
             else:
-                if isinstance(value, dict | list):
+                if type(value) is dict or type(value) is list:
                     raise Unsupported("a key that is a mapping or a sequence")
-                top[1], top[2] = value, True
-        if done and type(parser.get_event()) is not yaml.StreamEndEvent:
+                top[1] = value
+                top[2] = True
+        if done and type(next_event()) is not stream_end:
             # PyYAML's load refuses a stream of several documents; let it say so
             raise Unsupported("more than one document")
     finally:
