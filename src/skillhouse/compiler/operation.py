@@ -174,7 +174,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         name=ctx.file.removesuffix(".md"),
         tool_name=tool_name,
         file=ctx.file,
-        description=description,
+        description=description or f"{method} {url}",  # no prose: the request itself says what it is
         prose=prose,
         method=method,
         url=url,

@@ -120,8 +120,6 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
             names_taken[name] = md.path
         errors.extend(ctx.errors)
         if decl is not None:
-            if not decl.description:
-                decl = _with_description(decl)
             operations.append(decl)
     if package.manifest is None or errors:
         return None, sorted(set(errors))
@@ -162,8 +160,3 @@ def neutral_tool(op: OperationDecl | dict[str, Any]) -> dict[str, Any]:
 def _reason(approval: Any) -> dict[str, Any]:
     return {"reason": approval["reason"]} if isinstance(approval, dict) and "reason" in approval else {}
 
-
-def _with_description(decl: OperationDecl) -> OperationDecl:
-    from dataclasses import replace
-
-    return replace(decl, description=f"{decl.method} {decl.url}")
