@@ -16,7 +16,7 @@ import typer
 
 from skillhouse.compiler import compile_dir
 from skillhouse.registry.errors import RegistryError
-from skillhouse.registry.tokens import create_token, list_tokens, revoke_token
+from skillhouse.registry.tokens import DEFAULT_SCOPE, SCOPES, create_token, list_tokens, revoke_token
 from skillhouse.settings import Settings
 from skillhouse.store import open_database
 
@@ -32,32 +32,35 @@ def _fail(message: str, code: int = 1) -> None:
 def tokens_create(
     tenant: Annotated[str, typer.Option("--tenant", help="The tenant the token acts for (created if new).")],
     label: Annotated[str, typer.Option("--label", help="What the token is for.")] = "",
+    scope: Annotated[str, typer.Option("--scope", help=f"What it may do: {' | '.join(SCOPES)}. run: turns, calls, MCP; "
+                                       "approve: also decide approvals; admin: also publish, credentials, tokens, policy.")
+                     ] = DEFAULT_SCOPE,
 ) -> None:
-    """Create a token and print it once (only its hash is stored)."""
+    """Create a token of a scope (run unless asked) and print it once (only its hash is stored)."""
     database = open_database(Settings.from_env().database_url)
     try:
         with database.transaction() as session:
-            secret, info = create_token(session, tenant, label)
+            secret, info = create_token(session, tenant, label, scope)
     except RegistryError as exc:
         _fail(f"error: {exc.code}: {exc.message}", 2)
     print(secret)
-    print(f"token {info.id} for tenant {info.tenant}; it is shown only now", file=sys.stderr)
+    print(f"token {info.id} ({info.scope}) for tenant {info.tenant}; it is shown only now", file=sys.stderr)
 
 
 @tokens_app.command("list")
 def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
-    """List tokens (id, tenant, hint, state); never their secrets."""
+    """List tokens (id, tenant, hint, scope, state, label); never their secrets."""
     database = open_database(Settings.from_env().database_url)
     with database.transaction() as session:
         infos = list_tokens(session, tenant)
     for info in infos:
         state = f"revoked {info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "active"
-        print(f"{info.id}\t{info.tenant}\t{info.hint}…\t{state}\t{info.label}")
+        print(f"{info.id}\t{info.tenant}\t{info.hint}…\t{info.scope}\t{state}\t{info.label}")
 
 
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
-    """Revoke a token: requests with it are refused from now on."""
+    """Revoke a token: requests with it are refused from now on, and its console sessions end."""
     database = open_database(Settings.from_env().database_url)
     try:
         with database.transaction() as session:
@@ -87,7 +90,7 @@ def publish(
     """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
     token = os.environ.get("SKILLHOUSE_TOKEN", "")
     if not token:
-        _fail("error: set SKILLHOUSE_TOKEN to an API token (skillhouse tokens create --tenant T)", 2)
+        _fail("error: set SKILLHOUSE_TOKEN to an admin API token (skillhouse tokens create --tenant T --scope admin)", 2)
     compiled, errors = compile_dir(path, version)
     if compiled is None:
         for error in errors:

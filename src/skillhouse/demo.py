@@ -187,9 +187,9 @@ def run_demo() -> None:
         _wait_for(f"{house}/rooms", house_proc, house_log)
         console.print(f"started the Hollowbrook house at {house} (skill host hollowbrook.local:8084 maps here)")
 
-        token = subprocess.run(_cli("tokens", "create", "--tenant", "demo", "--label", "make demo"), env=env,
+        token = subprocess.run(_cli("tokens", "create", "--tenant", "demo", "--scope", "admin", "--label", "make demo"), env=env,
                                capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip()
-        console.print(f"$ skillhouse tokens create --tenant demo   → {token[:8]}… (shown once, stored hashed)")
+        console.print(f"$ skillhouse tokens create --tenant demo --scope admin   → {token[:8]}… (shown once, stored hashed)")
         auth = {"Authorization": f"Bearer {token}"}
 
         api_proc = stack.enter_context(_process("skillhouse serve", _cli("serve", "--port", str(api_port)), env, api_log))

@@ -1,5 +1,6 @@
 """An API app on a migrated database (SQLite; PostgreSQL too when SKILLHOUSE_TEST_POSTGRES_URL is set),
-with a token for tenants ``acme`` and ``globex`` and the Hollowbrook package's files."""
+with an ``admin`` token for tenants ``acme`` and ``globex`` (``token_for`` makes one of any scope) and the
+Hollowbrook package's files."""
 
 from __future__ import annotations
 
@@ -35,22 +36,22 @@ def client(app: FastAPI) -> TestClient:
 
 
 @pytest.fixture
-def token_for(app: FastAPI) -> Callable[[str], Headers]:
-    def make(tenant: str) -> Headers:
+def token_for(app: FastAPI) -> Callable[..., Headers]:
+    def make(tenant: str, scope: str = "admin") -> Headers:
         with app.state.database.transaction() as session:
-            secret, _ = create_token(session, tenant)
+            secret, _ = create_token(session, tenant, scope=scope)
         return {"Authorization": f"Bearer {secret}"}
 
     return make
 
 
 @pytest.fixture
-def acme(token_for: Callable[[str], Headers]) -> Headers:
+def acme(token_for: Callable[..., Headers]) -> Headers:
     return token_for("acme")
 
 
 @pytest.fixture
-def globex(token_for: Callable[[str], Headers]) -> Headers:
+def globex(token_for: Callable[..., Headers]) -> Headers:
     return token_for("globex")
 
 

@@ -44,7 +44,7 @@ def token_in(database_url: str, tenant: str = "acme") -> str:
     database = open_database(database_url)
     try:
         with database.transaction() as session:
-            secret, _ = create_token(session, tenant)
+            secret, _ = create_token(session, tenant, scope="admin")
     finally:
         database.dispose()
     return secret

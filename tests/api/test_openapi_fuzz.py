@@ -51,7 +51,7 @@ def api_schema(tmp_path: Path) -> Iterator[tuple[Any, dict[str, str]]]:
     with scratch_database("sqlite", tmp_path) as database:
         app = create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
         with database.transaction() as session:
-            secret, _ = create_token(session, "acme")
+            secret, _ = create_token(session, "acme", scope="admin")
         yield schemathesis.openapi.from_asgi("/openapi.json", app), {"Authorization": f"Bearer {secret}"}
 
 

@@ -37,7 +37,7 @@ def world(tmp_path: Path) -> Iterator[tuple[TestClient, Headers, Received]]:
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)
         with database.transaction() as session:
-            secret, _ = create_token(session, "acme")
+            secret, _ = create_token(session, "acme", scope="admin")
         with TestClient(app) as client:
             yield client, {"Authorization": f"Bearer {secret}"}, received
         app.state.gateway.close()

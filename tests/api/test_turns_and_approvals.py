@@ -51,7 +51,7 @@ def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTT
 def token_for(client: TestClient) -> Callable[[str], Headers]:
     def make(tenant: str) -> Headers:
         with client.app.state.database.transaction() as session:  # type: ignore[attr-defined]
-            secret, _ = create_token(session, tenant)
+            secret, _ = create_token(session, tenant, scope="admin")
         return {"Authorization": f"Bearer {secret}"}
 
     return make

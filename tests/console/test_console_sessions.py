@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import time
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 from tests.console.world import RIVAL, TENANT, World
 
-from skillhouse.api.console.sessions import SESSION_COOKIE, sign
+from skillhouse.api.console.sessions import SESSION_COOKIE, sign, unsign
 from skillhouse.gateway import ApprovalStore, BoundReleases, TurnContext
-from skillhouse.registry.tokens import create_token, revoke_token
+from skillhouse.registry.tokens import create_token, hash_token, revoke_token
 from skillhouse.settings import Settings
-from skillhouse.store.registry_tables import TokenRow
+from skillhouse.store.console_tables import ConsoleSessionRow
+from skillhouse.store.registry_tables import TokenRow, utcnow
 
 PAGES = [
     "/console/approvals",
@@ -186,16 +188,29 @@ def test_bad_query_values_get_a_page_not_a_traceback(client: TestClient, world: 
 
 def test_an_expired_session_or_a_sign_in_cookie_is_not_a_session(client: TestClient, world: World) -> None:
     settings: Settings = client.app.state.settings
+    signed_in(client, world)
+    cookie = client.cookies.get(SESSION_COOKIE, path="/console")
+    payload = unsign(settings, "session", cookie)
+    assert payload is not None and cookie is not None
+    client.cookies.clear()
+    client.cookies.set(SESSION_COOKIE, cookie, path="/console")
+    assert client.get("/console/skills", follow_redirects=False).status_code == 200
     with world.database.sessions() as session:
         token_hash = session.scalars(select(TokenRow.token_hash).where(TokenRow.tenant_id == TENANT)).first()
-    payload = {"tenant": TENANT, "token": token_hash, "csrf": "x"}
-    live = sign(settings, "session", {**payload, "expires": time.time() + 60})
-    client.cookies.set(SESSION_COOKIE, live, path="/console")
-    assert client.get("/console/skills", follow_redirects=False).status_code == 200
-    for cookie in (sign(settings, "session", {**payload, "expires": time.time() - 1}),
-                   sign(settings, "sign-in", {**payload, "expires": time.time() + 60})):
-        client.cookies.set(SESSION_COOKIE, cookie, path="/console")
+    for forged in (sign(settings, "session", {**payload, "expires": time.time() - 1}),
+                   sign(settings, "sign-in", payload),
+                   # a correctly signed cookie naming no server-side session (the old cookie's shape)
+                   sign(settings, "session", {"tenant": TENANT, "token": token_hash, "csrf": "x", "expires": time.time() + 60})):
+        client.cookies.clear()
+        client.cookies.set(SESSION_COOKIE, forged, path="/console")
         assert client.get("/console/skills", follow_redirects=False).status_code == 303
+    # expired on the server although the cookie still claims an hour: the server's expiry decides
+    with world.database.transaction() as session:
+        session.execute(update(ConsoleSessionRow).where(ConsoleSessionRow.id == hash_token(payload["sid"]))
+                        .values(expires_at=utcnow() - dt.timedelta(seconds=1)))
+    client.cookies.clear()
+    client.cookies.set(SESSION_COOKIE, cookie, path="/console")
+    assert client.get("/console/skills", follow_redirects=False).status_code == 303
 
 
 def test_the_console_secret_comes_from_the_environment_or_is_one_per_process() -> None:

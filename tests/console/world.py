@@ -101,7 +101,7 @@ def build_world(database_url: str, house_port: int) -> World:
     tokens: dict[str, str] = {}
     with database.transaction() as session:
         for tenant in (TENANT, RIVAL):
-            tokens[tenant], _ = create_token(session, tenant, label=f"{tenant} console")
+            tokens[tenant], _ = create_token(session, tenant, label=f"{tenant} console", scope="admin")
     gateway = Gateway(database, GatewayConfig(resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house_port}"}))
     world = World(database, gateway, tokens)
     files = hollowbrook_files()

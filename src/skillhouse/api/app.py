@@ -1,12 +1,15 @@
 """The FastAPI application: ``create_app(settings)`` wires the database, errors and every router.
 
-Routers live in ``api/routes_*.py``, each exposing ``router``; every route depends on
-``deps.TenantDep`` so nothing is reachable without a token.
+Routers live in ``api/routes_*.py``, each exposing ``router``; every route takes one of
+``deps.RunDep``, ``deps.ApproveDep`` or ``deps.AdminDep``, so nothing is reachable without a token of
+the scope it needs (the console's pages take its session equivalents). Every answer carries the
+headers of :mod:`skillhouse.api.response_headers`.
 """
 
 from __future__ import annotations
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from skillhouse.api import (
     console,
@@ -18,10 +21,18 @@ from skillhouse.api import (
     routes_turns,
 )
 from skillhouse.api.errors import install_error_handlers
+from skillhouse.api.response_headers import EveryAnswer
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
 ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials, console)
+
+
+class SkillhouseApp(FastAPI):
+    """FastAPI with :class:`EveryAnswer` outermost, where even the server-error page passes through it."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return EveryAnswer(super().build_middleware_stack())
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
@@ -30,11 +41,12 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     ``database`` lets a caller (tests, benchmarks) hand over an already open database.
     """
     settings = settings or Settings.from_env()
-    app = FastAPI(
+    app = SkillhouseApp(
         title="skillhouse",
         version="0.1.0",
         summary="Registry of skills and releases; the runtime contract for tool and skill specs.",
-        description="Every route needs `Authorization: Bearer skh_...` and acts for that token's tenant.",
+        description="Every route needs `Authorization: Bearer skh_...` and acts for that token's tenant; "
+                    "its scope (`run`, `approve`, `admin`) decides which routes it may call (403 `insufficient-scope`).",
     )
     app.state.settings = settings
     app.state.database = database or open_database(settings.database_url)

@@ -1,9 +1,14 @@
-"""Request dependencies every router uses: the settings, the database session, the tenant.
+"""Request dependencies every router uses: the settings, the database session, the tenant and scope.
 
 ``SessionDep`` is a session inside one transaction that commits when the route returns (before the
 response is sent, so a failed commit is an error response, never a false success) and rolls back
-if the route raises. ``TenantDep`` authenticates the bearer token and names the tenant; every
-route depends on it.
+if the route raises.
+
+Who may call a route is said once, in its signature: ``RunDep``, ``ApproveDep`` or ``AdminDep``
+authenticates the bearer token (401 when missing, malformed, unknown or revoked), checks its scope
+(403 ``insufficient-scope``) and names the tenant. Every API route takes exactly one of them; a test
+walks the app's routes and fails on one that takes none. ``TenantDep`` is ``AdminDep``: a route
+written without thinking about scopes is for admins only rather than open to every token.
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from skillhouse.api.errors import ApiError
-from skillhouse.registry.tokens import Tenant, TokenRejected, authenticate
+from skillhouse.registry.tokens import (
+    InsufficientScope,
+    Scope,
+    Tenant,
+    TokenRejected,
+    authenticate,
+    require_scope,
+)
 from skillhouse.settings import Settings
 from skillhouse.store import Database
 
@@ -61,7 +73,27 @@ def current_tenant(
             raise ApiError(401, exc.code, exc.message, _CHALLENGE) from exc
 
 
+class ScopeRequired:
+    """A route's dependency saying the least scope it needs: the tenant of a token of that scope or above."""
+
+    def __init__(self, minimum: Scope) -> None:
+        self.minimum = minimum
+
+    def __call__(self, tenant: Annotated[Tenant, Depends(current_tenant)]) -> Tenant:
+        try:
+            require_scope(tenant.scope, self.minimum)
+        except InsufficientScope as exc:
+            raise ApiError(403, exc.code, exc.message) from None
+        return tenant
+
+    def __repr__(self) -> str:
+        return f"ScopeRequired({self.minimum!r})"
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 SessionDep = Annotated[Session, Depends(db_session, scope="function")]
-TenantDep = Annotated[Tenant, Depends(current_tenant)]
+RunDep = Annotated[Tenant, Depends(ScopeRequired("run"))]
+ApproveDep = Annotated[Tenant, Depends(ScopeRequired("approve"))]
+AdminDep = Annotated[Tenant, Depends(ScopeRequired("admin"))]
+TenantDep = AdminDep

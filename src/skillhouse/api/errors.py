@@ -61,6 +61,7 @@ def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     meanings = {
         400: "The body could not be read.",
         401: "Bearer token missing, malformed, unknown or revoked.",
+        403: "The token's scope does not allow this (`insufficient-scope`).",
         404: "No such resource for this tenant.",
         409: "Conflicts with stored state (published content, a state transition).",
         413: "Upload too large.",
@@ -70,13 +71,13 @@ def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorBody, "description": meanings[status]} for status in statuses}
 
 
-STANDARD_ERRORS = _responses(401, 422)
+STANDARD_ERRORS = _responses(401, 403, 422)
 """Every authenticated route can answer these."""
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` for the given error statuses plus 401 and 422."""
-    return _responses(*sorted({401, 422, *statuses}))
+    """OpenAPI ``responses`` for the given error statuses plus 401, 403 and 422."""
+    return _responses(*sorted({401, 403, 422, *statuses}))
 
 
 def _location(loc: tuple[int | str, ...]) -> str:

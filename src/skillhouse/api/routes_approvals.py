@@ -4,7 +4,8 @@ An approval shows the canonical request it holds (method, URL, the guest's heade
 credential, which the gateway injects only after a decision lets the request leave), its commitment
 (SHA-256 of that request's RFC 8785 form), its state and its expiry. Deciding is one conditional
 update in the gateway's :class:`~skillhouse.gateway.ApprovalStore`, so a decision counts once: a
-second decision, or one after expiry, answers 409. Another tenant's approval answers 404.
+second decision, or one after expiry, answers 409. Another tenant's approval answers 404. Any token
+may read approvals; deciding needs an ``approve`` (or ``admin``) token, recorded as the decider by id.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from skillhouse.api.deps import TenantDep
+from skillhouse.api.deps import ApproveDep, RunDep
 from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
 from skillhouse.gateway import Approval, GatewayError
+from skillhouse.registry.tokens import Tenant
 
 router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
 
@@ -49,7 +51,7 @@ def _out(approval: Approval) -> ApprovalOut:
 
 @router.get("", responses=gateway_responses())
 def list_approvals(
-    tenant: TenantDep,
+    tenant: RunDep,
     gateway: GatewayDep,
     state: Annotated[State | None, Query(description="Only approvals in this state.")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
@@ -59,7 +61,7 @@ def list_approvals(
 
 
 @router.get("/{approval_id}", responses=gateway_responses(404))
-def get_approval(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+def get_approval(approval_id: ApprovalId, tenant: RunDep, gateway: GatewayDep) -> ApprovalOut:
     """One approval: the exact request it holds, its commitment, state and expiry."""
     try:
         return _out(gateway.approvals.get(tenant.id, approval_id))
@@ -67,20 +69,20 @@ def get_approval(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep
         raise api_error(exc) from None
 
 
-def _decide(gateway: GatewayDep, tenant: str, approval_id: str, approve: bool) -> ApprovalOut:
+def _decide(gateway: GatewayDep, tenant: Tenant, approval_id: str, approve: bool) -> ApprovalOut:
     try:
-        return _out(gateway.approvals.decide(tenant, approval_id, approve, by=f"api (tenant {tenant})"[:200]))
+        return _out(gateway.approvals.decide(tenant.id, approval_id, approve, by=f"api, token #{tenant.token_id}"))
     except GatewayError as exc:
         raise api_error(exc) from None
 
 
 @router.post("/{approval_id}/approve", responses=gateway_responses(404, 409))
-def approve(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+def approve(approval_id: ApprovalId, tenant: ApproveDep, gateway: GatewayDep) -> ApprovalOut:
     """Approve a pending request: the identical request then runs once (409 unless pending)."""
-    return _decide(gateway, tenant.id, approval_id, approve=True)
+    return _decide(gateway, tenant, approval_id, approve=True)
 
 
 @router.post("/{approval_id}/deny", responses=gateway_responses(404, 409))
-def deny(approval_id: ApprovalId, tenant: TenantDep, gateway: GatewayDep) -> ApprovalOut:
+def deny(approval_id: ApprovalId, tenant: ApproveDep, gateway: GatewayDep) -> ApprovalOut:
     """Deny a pending request: it never runs, and retrying it answers ``approval-denied``."""
-    return _decide(gateway, tenant.id, approval_id, approve=False)
+    return _decide(gateway, tenant, approval_id, approve=False)

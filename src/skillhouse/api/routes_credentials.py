@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select
 
-from skillhouse.api.deps import DatabaseDep, TenantDep
+from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
 from skillhouse.gateway import Binding, GatewayError
 from skillhouse.registry.errors import NotFound
@@ -83,7 +83,7 @@ def _out(binding: Binding) -> BindingOut:
 
 
 @router.put("/credentials", responses=gateway_responses())
-def put_credential(body: CredentialPut, tenant: TenantDep, gateway: GatewayDep) -> BindingOut:
+def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -> BindingOut:
     """Bind a secret to (host, header) for the calling tenant, replacing an earlier one."""
     try:
         return _out(gateway.credentials.put(tenant.id, body.host, body.scheme, body.value, body.header))
@@ -92,14 +92,14 @@ def put_credential(body: CredentialPut, tenant: TenantDep, gateway: GatewayDep) 
 
 
 @router.get("/credentials", responses=gateway_responses())
-def list_credentials(tenant: TenantDep, gateway: GatewayDep) -> BindingList:
+def list_credentials(tenant: AdminDep, gateway: GatewayDep) -> BindingList:
     """The calling tenant's bindings, without values."""
     return BindingList(data=[_out(b) for b in gateway.credentials.list(tenant.id)])
 
 
 @router.delete("/credentials/{host}/{header}", status_code=204, response_class=Response,
                responses=gateway_responses(404))
-def delete_credential(host: Host, header: HeaderName, tenant: TenantDep, gateway: GatewayDep) -> Response:
+def delete_credential(host: Host, header: HeaderName, tenant: AdminDep, gateway: GatewayDep) -> Response:
     """Remove a binding; the gateway stops injecting it at once."""
     if not gateway.credentials.delete(tenant.id, host, header):
         raise NotFound("credential-not-found", f"no credential for {host} ({header.lower()})")
@@ -107,7 +107,7 @@ def delete_credential(host: Host, header: HeaderName, tenant: TenantDep, gateway
 
 
 @router.get("/egress/allowed-hosts", responses=gateway_responses())
-def get_allowed_hosts(tenant: TenantDep, database: DatabaseDep) -> AllowedHosts:
+def get_allowed_hosts(tenant: AdminDep, database: DatabaseDep) -> AllowedHosts:
     with database.transaction() as session:
         rows = session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant.id)
                                .order_by(AllowedHostRow.host))
@@ -115,7 +115,7 @@ def get_allowed_hosts(tenant: TenantDep, database: DatabaseDep) -> AllowedHosts:
 
 
 @router.put("/egress/allowed-hosts", responses=gateway_responses())
-def put_allowed_hosts(body: AllowedHosts, tenant: TenantDep, database: DatabaseDep) -> AllowedHosts:
+def put_allowed_hosts(body: AllowedHosts, tenant: AdminDep, database: DatabaseDep) -> AllowedHosts:
     """Replace the allow-list. Private addresses stay refused unless the deployment lists the host."""
     hosts = sorted({host.lower() for host in body.hosts})
     with database.transaction() as session:
@@ -125,7 +125,7 @@ def put_allowed_hosts(body: AllowedHosts, tenant: TenantDep, database: DatabaseD
 
 
 @router.get("/egress/gates", responses=gateway_responses())
-def get_gates(tenant: TenantDep, database: DatabaseDep) -> TenantGates:
+def get_gates(tenant: AdminDep, database: DatabaseDep) -> TenantGates:
     with database.transaction() as session:
         rows = session.scalars(select(TenantGateRow).where(TenantGateRow.tenant_id == tenant.id)
                                .order_by(TenantGateRow.matches))
@@ -133,7 +133,7 @@ def get_gates(tenant: TenantDep, database: DatabaseDep) -> TenantGates:
 
 
 @router.put("/egress/gates", responses=gateway_responses())
-def put_gates(body: TenantGates, tenant: TenantDep, database: DatabaseDep) -> TenantGates:
+def put_gates(body: TenantGates, tenant: AdminDep, database: DatabaseDep) -> TenantGates:
     """Replace the tenant's gates; a later gate with the same ``matches`` replaces an earlier one."""
     gates = {gate.matches: gate for gate in body.gates}
     with database.transaction() as session:

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, Field
 
 from skillhouse.api.bodies import CheckReport
-from skillhouse.api.deps import DatabaseDep, SessionDep, SettingsDep, TenantDep
+from skillhouse.api.deps import AdminDep, DatabaseDep, RunDep, SessionDep, SettingsDep
 from skillhouse.api.errors import ApiError, error_responses
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.routes_turns import CallAnswer
@@ -99,14 +99,14 @@ def _release(view: ReleaseView) -> SkillRelease:
 
 
 @router.get("/skills/tool-specs", responses=error_responses())
-def list_tool_specs(tenant: TenantDep, session: SessionDep) -> ToolSpecList:
+def list_tool_specs(tenant: RunDep, session: SessionDep) -> ToolSpecList:
     """The tenant's tool specs and the built-ins it does not shadow."""
     return ToolSpecList(data=[_tool_record(v) for v in tool_specs.list_tool_specs(session, tenant.id)])
 
 
 @router.post("/skills/tool-specs", status_code=201,
              responses={200: {"model": ToolSpecRecord, "description": "Updated."}, **error_responses(409)})
-def upsert_tool_spec(body: ToolSpecUpsert, tenant: TenantDep, session: SessionDep, response: Response) -> ToolSpecRecord:
+def upsert_tool_spec(body: ToolSpecUpsert, tenant: AdminDep, session: SessionDep, response: Response) -> ToolSpecRecord:
     """Create (201) or update (200) the tenant's tool spec ``(tool_id, version)``."""
     view, created = tool_specs.upsert_tool_spec(session, tenant.id, body)
     if not created:
@@ -115,14 +115,14 @@ def upsert_tool_spec(body: ToolSpecUpsert, tenant: TenantDep, session: SessionDe
 
 
 @router.get("/skills/skill-specs", responses=error_responses())
-def list_skill_specs(tenant: TenantDep, session: SessionDep) -> SkillSpecList:
+def list_skill_specs(tenant: RunDep, session: SessionDep) -> SkillSpecList:
     """The tenant's skill specs and the built-in skills it does not shadow."""
     return SkillSpecList(data=[_skill_record(v) for v in skill_specs.list_skill_specs(session, tenant.id)])
 
 
 @router.post("/skills/skill-specs", status_code=201,
              responses={200: {"model": SkillSpecRecord, "description": "Updated."}, **error_responses(409)})
-def upsert_skill_spec(body: SkillSpecUpsert, tenant: TenantDep, session: SessionDep, response: Response) -> SkillSpecRecord:
+def upsert_skill_spec(body: SkillSpecUpsert, tenant: AdminDep, session: SessionDep, response: Response) -> SkillSpecRecord:
     """Create (201) or update (200) a skill spec in ``draft`` or ``validated``; deprecate a published one."""
     view, created = skill_specs.upsert_skill_spec(session, tenant.id, body)
     if not created:
@@ -133,7 +133,7 @@ def upsert_skill_spec(body: SkillSpecUpsert, tenant: TenantDep, session: Session
 @router.post("/skills/skill-specs/{skill_id}/{version}/publish", status_code=201,
              responses={200: {"model": SkillRelease, "description": "Already published: the same release."},
                         **error_responses(404, 409)})
-def publish_skill_spec(skill_id: SkillId, version: IntVersion, tenant: TenantDep, session: SessionDep,
+def publish_skill_spec(skill_id: SkillId, version: IntVersion, tenant: AdminDep, session: SessionDep,
                        response: Response) -> SkillRelease:
     """Compile a validated skill spec into an immutable release (201); publishing again answers it (200)."""
     release, created = skill_specs.publish_skill_spec(session, tenant.id, skill_id, version)
@@ -143,7 +143,7 @@ def publish_skill_spec(skill_id: SkillId, version: IntVersion, tenant: TenantDep
 
 
 @router.get("/skills/releases/{skill_id}/{version}", responses=error_responses(404))
-def read_release(skill_id: SkillId, version: IntVersion, tenant: TenantDep, session: SessionDep) -> SkillRelease:
+def read_release(skill_id: SkillId, version: IntVersion, tenant: RunDep, session: SessionDep) -> SkillRelease:
     return _release(get_release(session, tenant.id, skill_id, str(version)))
 
 
@@ -156,7 +156,7 @@ class ExecuteOut(BaseModel):
 
 
 @router.post("/tools/execute", response_model_exclude_unset=True, responses=gateway_responses(501))
-def execute_tool(body: ExecuteRequest, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
                  settings: SettingsDep) -> ExecuteOut:
     """Resolve the manifest (explicit ``manifest`` wins over ``manifest_ref``; its ``tool_pack`` must match)
     and run the capability's declared HTTP operation through the guest and the gateway.

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillhouse.api.bodies import SKILL_PATTERN, VERSION_PATTERN, Profile
-from skillhouse.api.deps import DatabaseDep, SettingsDep, TenantDep
+from skillhouse.api.deps import DatabaseDep, RunDep, SettingsDep
 from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.host.calls import GuestUnavailable, run_agent, run_call
@@ -106,7 +106,7 @@ def _out(turn: Turn) -> TurnOut:
 
 
 @router.post("", status_code=201, responses=gateway_responses())
-def create_turn(body: TurnCreate, tenant: TenantDep, database: DatabaseDep) -> TurnOut:
+def create_turn(body: TurnCreate, tenant: RunDep, database: DatabaseDep) -> TurnOut:
     """Bind skill versions for the calling tenant; the turn's id and its tools for ``profile``."""
     with database.transaction() as session:
         turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile)
@@ -114,14 +114,14 @@ def create_turn(body: TurnCreate, tenant: TenantDep, database: DatabaseDep) -> T
 
 
 @router.get("/{turn_id}", responses=gateway_responses(404))
-def get_turn(turn_id: TurnId, tenant: TenantDep, database: DatabaseDep) -> TurnOut:
+def get_turn(turn_id: TurnId, tenant: RunDep, database: DatabaseDep) -> TurnOut:
     """One of the calling tenant's turns, with its tools (another tenant's answers 404)."""
     with database.transaction() as session:
         return _out(load_turn(session, tenant.id, turn_id))
 
 
 @router.post("/{turn_id}/calls", response_model_exclude_unset=True, responses=gateway_responses(404))
-def call_tool(turn_id: TurnId, body: CallIn, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
               settings: SettingsDep) -> CallAnswer:
     """Run one tool call through the guest and the gateway; the guest's answer, whatever it is."""
     with database.transaction() as session:
@@ -159,7 +159,7 @@ class RunOut(BaseModel):
 
 
 @router.post("/{turn_id}/run", response_model_exclude_unset=True, responses=gateway_responses(404))
-def run_turn(turn_id: TurnId, body: RunIn, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
+def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
              settings: SettingsDep) -> RunOut:
     """Run the agent loop with the deployment's model (``SKILLHOUSE_MODEL``): the model's tool calls go
     through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript."""

@@ -30,6 +30,7 @@ from skillhouse.store.base import Base
 
 STATES = ("draft", "validated", "published", "deprecated")
 STATE_CHECK = "state IN ('draft', 'validated', 'published', 'deprecated')"
+SCOPE_CHECK = "scope IN ('run', 'approve', 'admin')"
 
 
 def utcnow() -> dt.datetime:
@@ -61,6 +62,7 @@ class TokenRow(Base):
     """An API token, stored as the SHA-256 of the secret; the secret itself is shown once."""
 
     __tablename__ = "api_tokens"
+    __table_args__ = (CheckConstraint(SCOPE_CHECK, name="ck_api_tokens_scope"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id"), index=True)
@@ -68,6 +70,8 @@ class TokenRow(Base):
     hint: Mapped[str] = mapped_column(String(16))
     """The first characters of the token, so a person can tell tokens apart in a listing."""
     label: Mapped[str] = mapped_column(String(200), default="")
+    scope: Mapped[str] = mapped_column(String(16))
+    """``run``, ``approve`` or ``admin``: what the token may do (see ``registry/tokens.py``)."""
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 

@@ -1,8 +1,7 @@
 """Read-only queries the console needs and no other area offers yet.
 
-The token lookup by hash (a session names its token by hash, never by secret), the audit trail
-filtered by turn, skill, decision or approval (``AuditLog.rows`` lists a tenant's latest rows only),
-and a turn's row. Each query is scoped to one tenant: another tenant's rows are never returned.
+The audit trail filtered by turn, skill, decision or approval (``AuditLog.rows`` lists a tenant's
+latest rows only), and a turn's row. Each query is scoped to one tenant: another tenant's rows are never returned.
 """
 
 from __future__ import annotations
@@ -16,18 +15,8 @@ from sqlalchemy import select
 
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow, TurnRow
-from skillhouse.store.registry_tables import TokenRow
 
 AUDIT_LIMIT = 200
-
-
-@dataclass(frozen=True)
-class TokenHolder:
-    """The tenant of a live (not revoked) API token, and the token's id and label."""
-
-    tenant: str
-    token_id: int
-    label: str
 
 
 @dataclass(frozen=True)
@@ -38,16 +27,6 @@ class AuditFilter:
     skill: str = ""
     decision: str = ""
     approval: str = ""
-
-
-def token_holder(database: Database, token_hash: str) -> TokenHolder | None:
-    if not token_hash:
-        return None
-    with database.sessions() as session:
-        row = session.scalars(select(TokenRow).where(TokenRow.token_hash == token_hash)).one_or_none()
-        if row is None or row.revoked_at is not None:
-            return None
-        return TokenHolder(row.tenant_id, row.id, row.label)
 
 
 def audit_rows(database: Database, tenant: str, where: AuditFilter, limit: int = AUDIT_LIMIT) -> list[dict[str, Any]]:

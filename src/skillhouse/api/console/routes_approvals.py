@@ -2,7 +2,9 @@
 
 Decisions go through the gateway's :class:`~skillhouse.gateway.ApprovalStore`, whose conditional
 updates make a decision count once however many people press the button; the decider is recorded
-as the console token that signed in (by id, never its secret). What the approved request did next is
+as the console token that signed in (by id, never its secret). Any session may read approvals;
+deciding needs a token of scope ``approve`` or ``admin``, checked here on the server (the buttons are
+only shown to such sessions, but hiding them is not what protects the decision). What the approved request did next is
 read from the audit trail rows that carry the approval's id.
 """
 
@@ -14,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from skillhouse.api.console.pages import page
 from skillhouse.api.console.queries import AuditFilter, audit_rows, turn_row
 from skillhouse.api.console.routing import ConsoleRoute
-from skillhouse.api.console.sessions import FormDep, SessionDep
+from skillhouse.api.console.sessions import ApproveSessionDep, ConsoleSession, FormDep, RunSessionDep
 from skillhouse.gateway import Approval, ApprovalStore
 from skillhouse.store import Database
 
@@ -33,7 +35,7 @@ def skill_of(approval: Approval) -> str | None:
 
 
 @router.get("/console/approvals")
-def approvals_page(request: Request, session: SessionDep) -> HTMLResponse:
+def approvals_page(request: Request, session: RunSessionDep) -> HTMLResponse:
     found = _store(request).list(session.tenant, limit=HISTORY_LIMIT)
     pending = [a for a in found if a.state == "pending"]
     decided = [a for a in found if a.state != "pending"]
@@ -41,7 +43,7 @@ def approvals_page(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/console/approvals/{approval_id}")
-def approval_page(approval_id: str, request: Request, session: SessionDep) -> HTMLResponse:
+def approval_page(approval_id: str, request: Request, session: RunSessionDep) -> HTMLResponse:
     approval = _store(request).get(session.tenant, approval_id)
     database: Database = request.app.state.database
     runs = audit_rows(database, session.tenant, AuditFilter(approval=approval.id))
@@ -50,17 +52,17 @@ def approval_page(approval_id: str, request: Request, session: SessionDep) -> HT
                 skill=skill_of(approval), runs=runs, turn=turn)
 
 
-def _decide(request: Request, session: SessionDep, approval_id: str, approve: bool) -> RedirectResponse:
+def _decide(request: Request, session: ConsoleSession, approval_id: str, approve: bool) -> RedirectResponse:
     by = f"console, token #{session.token_id}" + (f" ({session.token_label})" if session.token_label else "")
     _store(request).decide(session.tenant, approval_id, approve, by[:200])
     return RedirectResponse(f"/console/approvals/{approval_id}", status_code=303)
 
 
 @router.post("/console/approvals/{approval_id}/approve")
-def approve(approval_id: str, request: Request, session: SessionDep, form: FormDep) -> RedirectResponse:
+def approve(approval_id: str, request: Request, session: ApproveSessionDep, form: FormDep) -> RedirectResponse:
     return _decide(request, session, approval_id, approve=True)
 
 
 @router.post("/console/approvals/{approval_id}/deny")
-def deny(approval_id: str, request: Request, session: SessionDep, form: FormDep) -> RedirectResponse:
+def deny(approval_id: str, request: Request, session: ApproveSessionDep, form: FormDep) -> RedirectResponse:
     return _decide(request, session, approval_id, approve=False)

@@ -14,7 +14,7 @@ from skillhouse.api.console.queries import (
     audit_rows,
 )
 from skillhouse.api.console.routing import ConsoleRoute
-from skillhouse.api.console.sessions import SessionDep
+from skillhouse.api.console.sessions import RunSessionDep
 from skillhouse.store import Database
 
 router = APIRouter(route_class=ConsoleRoute)
@@ -22,7 +22,7 @@ DECISIONS = ("allowed", "refused", "held", "replayed", "error")
 
 
 @router.get("/console/audit")
-def audit_page(request: Request, session: SessionDep, turn: str = "", skill: str = "", decision: str = "") -> HTMLResponse:
+def audit_page(request: Request, session: RunSessionDep, turn: str = "", skill: str = "", decision: str = "") -> HTMLResponse:
     database: Database = request.app.state.database
     where = AuditFilter(turn=turn.strip(), skill=skill.strip(), decision=decision if decision in DECISIONS else "")
     rows = audit_rows(database, session.tenant, where)

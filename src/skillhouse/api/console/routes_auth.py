@@ -1,4 +1,4 @@
-"""Signing in and out of the console, its home, and its stylesheet."""
+"""Signing in and out of the console, its home, and its stylesheet (the pages open to anyone but sign-out)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from skillhouse.api.console.routing import ConsoleRoute, safe_next
 from skillhouse.api.console.sessions import (
     FieldsDep,
     FormDep,
+    RunSessionDep,
     end_session,
     new_sign_in_token,
     read_session,
@@ -64,12 +65,13 @@ def sign_in(request: Request, form: FieldsDep) -> Response:
     except TokenRejected as exc:
         return _sign_in_form(request, next_path, 401, f"That token was refused ({exc.code}): {exc.message}.")
     response = RedirectResponse(next_path, status_code=303)
-    start_session(request, response, settings, tenant.id, form.get("token", "").strip())
+    start_session(request, response, settings, tenant.token_id)
     return response
 
 
 @router.post("/console/sign-out")
-def sign_out(form: FormDep) -> Response:
+def sign_out(request: Request, session: RunSessionDep, form: FormDep) -> Response:
+    """End the session on the server, so a copy of the cookie signs no one in any more."""
     response = RedirectResponse("/console/sign-in", status_code=303)
-    end_session(response)
+    end_session(request, response)
     return response

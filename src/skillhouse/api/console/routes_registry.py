@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from skillhouse.api.console.pages import page
 from skillhouse.api.console.routing import ConsoleRoute
-from skillhouse.api.console.sessions import ConsoleRefusal, SessionDep
+from skillhouse.api.console.sessions import ConsoleRefusal, RunSessionDep
 from skillhouse.api.console.tool_views import diff_versions, profiles, tool_per_profile, version_document
 from skillhouse.registry.releases import list_releases
 from skillhouse.registry.skills import list_skills, list_versions
@@ -24,14 +24,14 @@ def _database(request: Request) -> Database:
 
 
 @router.get("/console/skills")
-def skills_page(request: Request, session: SessionDep) -> HTMLResponse:
+def skills_page(request: Request, session: RunSessionDep) -> HTMLResponse:
     with _database(request).sessions() as db:
         skills = list_skills(db, session.tenant)
     return page(request, "skills.html", session, title="Skills", skills=skills)
 
 
 @router.get("/console/skills/{skill}")
-def skill_page(skill: str, request: Request, session: SessionDep) -> HTMLResponse:
+def skill_page(skill: str, request: Request, session: RunSessionDep) -> HTMLResponse:
     with _database(request).sessions() as db:
         versions = list_versions(db, session.tenant, skill)
         releases = list_releases(db, session.tenant, skill)
@@ -39,7 +39,7 @@ def skill_page(skill: str, request: Request, session: SessionDep) -> HTMLRespons
 
 
 @router.get("/console/skills/{skill}/diff")
-def diff_page(skill: str, request: Request, session: SessionDep, old: str = "", new: str = "") -> HTMLResponse:
+def diff_page(skill: str, request: Request, session: RunSessionDep, old: str = "", new: str = "") -> HTMLResponse:
     if not old or not new:
         raise ConsoleRefusal(422, "versions-missing", "choose two versions to compare (old and new)")
     with _database(request).sessions() as db:
@@ -51,7 +51,7 @@ def diff_page(skill: str, request: Request, session: SessionDep, old: str = "", 
 
 
 @router.get("/console/skills/{skill}/{version}")
-def version_page(skill: str, version: str, request: Request, session: SessionDep) -> HTMLResponse:
+def version_page(skill: str, version: str, request: Request, session: RunSessionDep) -> HTMLResponse:
     with _database(request).sessions() as db:
         shown = version_document(db, session.tenant, skill, version)
     compatibility = (shown.document or {}).get("compatibility", {}).get("profiles", {})
@@ -60,7 +60,7 @@ def version_page(skill: str, version: str, request: Request, session: SessionDep
 
 
 @router.get("/console/skills/{skill}/{version}/tools/{tool}")
-def tool_page(skill: str, version: str, tool: str, request: Request, session: SessionDep,
+def tool_page(skill: str, version: str, tool: str, request: Request, session: RunSessionDep,
               profile: str = "openai") -> HTMLResponse:
     if profile not in profiles():
         raise ConsoleRefusal(404, "unknown-profile", f"no provider profile {profile!r}; one of: {', '.join(profiles())}")

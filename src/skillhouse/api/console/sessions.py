@@ -1,9 +1,15 @@
-"""Console sessions: signed cookies, CSRF tokens, and the dependencies every console page uses.
+"""Console sessions: signed cookies, CSRF tokens, scopes, and the dependencies every console page uses.
 
-A session is a cookie holding ``{tenant, token (SHA-256 of the API token), csrf, expires}``, signed
-with HMAC-SHA256 under ``Settings.console_secret``; it is HttpOnly, ``SameSite=Strict`` and scoped to
-``/console``. The API token itself is never stored or shown: only its hash, which is what the database
-keeps too, and which is looked up on every request so a revoked token ends its sessions at once.
+A session lives on the server (:mod:`skillhouse.api.console.session_store`); the cookie holds only
+``{sid, expires}``, the session's random secret, signed with HMAC-SHA256 under
+``Settings.console_secret``; it is HttpOnly, ``SameSite=Strict`` and scoped to ``/console``. The API
+token itself is never stored or shown. Every request looks the session up, so signing out, expiry and
+revoking the token each end it for every copy of the cookie.
+
+Scopes: a session has its token's scope. Each page says the least scope it needs with
+``RunSessionDep`` or ``ApproveSessionDep`` (:class:`ScopeRequired`, which calls the same
+:func:`~skillhouse.registry.tokens.require_scope` as the API); a page refused for its scope is a 403
+page with code ``insufficient-scope``.
 
 CSRF: every form carries the session's ``csrf`` value; a form whose value is missing or different is
 refused with 403. The sign-in form, which comes before any session, is protected by a double-submit
@@ -24,8 +30,8 @@ from urllib.parse import parse_qs
 
 from fastapi import Depends, Request, Response
 
-from skillhouse.api.console.queries import TokenHolder, token_holder
-from skillhouse.registry.tokens import hash_token
+from skillhouse.api.console import session_store
+from skillhouse.registry.tokens import InsufficientScope, Scope, require_scope, scope_allows
 from skillhouse.settings import Settings
 from skillhouse.store import Database
 
@@ -53,12 +59,18 @@ class ConsoleRefusal(Exception):
 
 @dataclass(frozen=True)
 class ConsoleSession:
-    """The signed-in person: their tenant, the token they signed in with (by id), and the CSRF value."""
+    """The signed-in person: their tenant, the token they signed in with (by id) and its scope, the CSRF value."""
 
     tenant: str
     token_id: int
     token_label: str
+    scope: Scope
     csrf: str
+
+    @property
+    def may_approve(self) -> bool:
+        """Whether this session may decide approvals (pages show the buttons only then)."""
+        return scope_allows(self.scope, "approve")
 
 
 def _key(settings: Settings, purpose: str) -> bytes:
@@ -109,29 +121,38 @@ def sign_in_token_matches(request: Request, settings: Settings, submitted: str) 
     return bool(payload and submitted and hmac.compare_digest(str(payload.get("csrf", "")), submitted))
 
 
-def start_session(request: Request, response: Response, settings: Settings, tenant: str, api_token: str) -> None:
-    """Sign the person in: the session cookie replaces the sign-in cookie."""
-    payload = {"tenant": tenant, "token": hash_token(api_token), "csrf": secrets.token_urlsafe(24),
-               "expires": time.time() + SESSION_SECONDS}
+def start_session(request: Request, response: Response, settings: Settings, token_id: int) -> None:
+    """Sign the person in with API token ``token_id``: a new server-side session, whose cookie replaces
+    the sign-in cookie."""
+    database: Database = request.app.state.database
+    secret = session_store.open_session(database, token_id, SESSION_SECONDS)
+    payload = {"sid": secret, "expires": time.time() + SESSION_SECONDS}
     _set_cookie(request, response, SESSION_COOKIE, sign(settings, "session", payload), SESSION_SECONDS)
     response.delete_cookie(SIGN_IN_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
 
 
-def end_session(response: Response) -> None:
+def _session_secret(request: Request) -> str:
+    settings: Settings = request.app.state.settings
+    payload = unsign(settings, "session", request.cookies.get(SESSION_COOKIE))
+    return str(payload.get("sid", "")) if payload else ""
+
+
+def end_session(request: Request, response: Response) -> None:
+    """Sign out: the server forgets the session (every copy of the cookie stops working) and the cookie goes."""
+    secret = _session_secret(request)
+    if secret:
+        database: Database = request.app.state.database
+        session_store.end_session(database, secret)
     response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
 
 
 def read_session(request: Request) -> ConsoleSession | None:
-    """The session of this request if its cookie is valid and its token still live; else ``None``."""
-    settings: Settings = request.app.state.settings
-    payload = unsign(settings, "session", request.cookies.get(SESSION_COOKIE))
-    if payload is None:
-        return None
+    """The session of this request if its cookie is valid and its server-side session live; else ``None``."""
     database: Database = request.app.state.database
-    holder: TokenHolder | None = token_holder(database, str(payload.get("token", "")))
-    if holder is None or holder.tenant != payload.get("tenant"):
+    live = session_store.live_session(database, _session_secret(request))
+    if live is None:
         return None
-    return ConsoleSession(holder.tenant, holder.token_id, holder.label, str(payload.get("csrf", "")))
+    return ConsoleSession(live.tenant, live.token_id, live.label, live.scope, live.csrf)
 
 
 def signed_in(request: Request) -> ConsoleSession:
@@ -164,6 +185,24 @@ def checked_form(
     return form
 
 
-SessionDep = Annotated[ConsoleSession, Depends(signed_in)]
+class ScopeRequired:
+    """A console page's dependency saying the least scope it needs: the session, if its token's scope allows."""
+
+    def __init__(self, minimum: Scope) -> None:
+        self.minimum = minimum
+
+    def __call__(self, session: Annotated[ConsoleSession, Depends(signed_in)]) -> ConsoleSession:
+        try:
+            require_scope(session.scope, self.minimum)
+        except InsufficientScope as exc:
+            raise ConsoleRefusal(403, exc.code, exc.message) from None
+        return session
+
+    def __repr__(self) -> str:
+        return f"ScopeRequired({self.minimum!r})"
+
+
+RunSessionDep = Annotated[ConsoleSession, Depends(ScopeRequired("run"))]
+ApproveSessionDep = Annotated[ConsoleSession, Depends(ScopeRequired("approve"))]
 FormDep = Annotated[dict[str, str], Depends(checked_form)]
 FieldsDep = Annotated[dict[str, str], Depends(posted_form)]
