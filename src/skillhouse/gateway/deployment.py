@@ -1,7 +1,7 @@
 """The gateway a deployment runs: :func:`make_gateway` maps :class:`~skillhouse.settings.Settings` to it.
 
-One place decides how the environment shapes the gateway (fixed resolution, hosts open to private
-addresses, the credential key, idempotency lease/wait/expiry, approval expiry and the CA upstream TLS
+One place decides how the environment shapes the gateway (fixed resolution and hosts open to private
+addresses, each for every tenant or for one tenant, the credential key, idempotency lease/wait/expiry, approval expiry and the CA upstream TLS
 is verified against), so the API, the MCP command and the CLI build the same gateway from the same
 settings.
 """
@@ -28,6 +28,8 @@ def gateway_config(settings: Settings) -> GatewayConfig:
     return GatewayConfig(
         resolve=dict(settings.resolve),
         private_hosts=settings.private_hosts,
+        tenant_resolve={tenant: dict(names) for tenant, names in settings.tenant_resolve.items()},
+        tenant_private_hosts=dict(settings.tenant_private_hosts),
         keys=keys,
         approval_ttl_seconds=settings.approval_ttl_seconds,
     )

@@ -3,6 +3,8 @@
 Allowed are the hosts of the turn's bound operations plus the tenant's allow-list. The host is
 resolved once, here; every address it resolves to must be public unless the host is listed for private
 access (a ``SKILLHOUSE_RESOLVE`` entry is such a listing: the deployment named the address itself).
+Both lists are the ones for the request's tenant: the deployment's entries for everyone plus that
+tenant's own (``GatewayConfig.private_reach``), so one tenant's private host is not another's.
 The decision carries the address that was checked, and the upstream client connects to exactly that
 address, so a name that resolves differently a moment later (DNS rebinding) changes nothing.
 """

@@ -63,8 +63,19 @@ class GatewayConfig:
 
     resolve: Mapping[tuple[str, int], str] = field(default_factory=dict)
     private_hosts: frozenset[str] = frozenset()
+    tenant_resolve: Mapping[str, Mapping[tuple[str, int], str]] = field(default_factory=dict)
+    """Fixed resolution for one tenant's requests only, on top of ``resolve``."""
+    tenant_private_hosts: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Hosts open to private addresses for one tenant's requests only, on top of ``private_hosts``."""
     keys: KeyPolicy = field(default_factory=KeyPolicy)
     approval_ttl_seconds: float = 24 * 3600.0
+
+    def private_reach(self, tenant: str) -> tuple[frozenset[str], Mapping[tuple[str, int], str]]:
+        """For ``tenant``'s requests: the hosts open to private addresses and the fixed resolution, the
+        deployment's entries plus the tenant's own (never another tenant's)."""
+        hosts, names = self.tenant_private_hosts.get(tenant), self.tenant_resolve.get(tenant)
+        return (self.private_hosts | hosts if hosts else self.private_hosts,
+                {**self.resolve, **names} if names else self.resolve)
 
 
 @dataclass(frozen=True)
@@ -173,8 +184,9 @@ class Gateway:
         injections, tenant_gates = stored.injections, stored.tenant_gates
         if turn.credential_headers is not None:
             injections = [i for i in injections if i.header.lower() in turn.credential_headers]
-        policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, self.config.private_hosts)
-        call.decision = decide_egress(call.target, policy, self.config.resolve, self.resolver)
+        private_hosts, resolve = self.config.private_reach(turn.tenant)
+        policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, private_hosts)
+        call.decision = decide_egress(call.target, policy, resolve, self.resolver)
         call.match = match
         redactor = Redactor(secret for injection in stored.injections for secret in injection.secrets)
         injected = {injection.header for injection in injections}
