@@ -6,7 +6,16 @@ import pytest
 from sqlalchemy import select
 
 from skillhouse.registry.errors import Invalid
-from skillhouse.registry.tokens import TokenRejected, authenticate, create_token, hash_token, revoke_token
+from skillhouse.registry.tokens import (
+    SCOPES,
+    Tenant,
+    TokenRejected,
+    authenticate,
+    create_token,
+    hash_token,
+    revoke_token,
+    scope_allows,
+)
 from skillhouse.store import Database
 from skillhouse.store.registry_tables import TokenRow
 
@@ -46,3 +55,24 @@ def test_a_tenant_name_outside_the_rules_is_refused(database: Database, tenant: 
     with database.transaction() as session, pytest.raises(Invalid) as refused:
         create_token(session, tenant)
     assert refused.value.code == "invalid-tenant"
+
+
+def test_a_token_is_run_unless_asked_and_authenticates_with_its_scope(database: Database) -> None:
+    with database.transaction() as session:
+        plain, plain_info = create_token(session, "acme")
+        admin, admin_info = create_token(session, "acme", scope="admin")
+        assert (plain_info.scope, admin_info.scope) == ("run", "admin")
+        assert authenticate(session, plain) == Tenant("acme", "run", plain_info.id)
+        assert authenticate(session, admin) == Tenant("acme", "admin", admin_info.id)
+
+
+def test_an_unknown_scope_is_refused(database: Database) -> None:
+    with database.transaction() as session, pytest.raises(Invalid) as refused:
+        create_token(session, "acme", scope="superuser")
+    assert refused.value.code == "invalid-scope"
+
+
+@pytest.mark.parametrize(("held", "allowed"), [("run", {"run"}), ("approve", {"run", "approve"}),
+                                               ("admin", {"run", "approve", "admin"}), ("root", set())])
+def test_scopes_nest(held: str, allowed: set[str]) -> None:
+    assert {needed for needed in SCOPES if scope_allows(held, needed)} == allowed
