@@ -93,6 +93,7 @@ def test_a_token_may_call_exactly_the_api_routes_at_or_below_its_scope(app: Fast
             assert answer.status_code == 403, (held, method, path)
             assert answer.json()["error"]["code"] == "insufficient-scope", (held, method, path)
             assert needed in answer.json()["error"]["message"]
+            assert answer.headers["www-authenticate"] == f'Bearer error="insufficient_scope", scope="{needed}"'
 
 
 def form_token(html: str) -> str:

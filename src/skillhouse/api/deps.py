@@ -83,7 +83,9 @@ class ScopeRequired:
         try:
             require_scope(tenant.scope, self.minimum)
         except InsufficientScope as exc:
-            raise ApiError(403, exc.code, exc.message) from None
+            # RFC 6750's challenge for a token that is valid but not enough
+            challenge = {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{self.minimum}"'}
+            raise ApiError(403, exc.code, exc.message, challenge) from None
         return tenant
 
     def __repr__(self) -> str:
