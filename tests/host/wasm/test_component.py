@@ -21,11 +21,12 @@ from skillhouse.host.wasm_build import (
     ensure_component,
     make_engine,
 )
-from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, preferred_kind
+from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner
+from skillhouse.settings import Settings
 
 
 def wit_functions(block: str) -> list[str]:
-    """The function names declared in ``interface <block>`` or ``world <block>`` of wit/agent.wit."""
+    """The function names declared in ``interface <block>`` or ``world <block>`` of host/wit/agent.wit."""
     text = WIT_PATH.read_text()
     body = re.search(rf"(?:interface|world) {block} \{{(.*?)\n\}}", text, re.S)
     assert body is not None
@@ -115,10 +116,10 @@ def test_make_runner_gives_a_wasm_runner_for_the_wasm_kind(hollowbrook: dict[str
     assert isinstance(make_runner(TurnHost([hollowbrook], lambda request: {}), "inprocess"), InProcessRunner)
 
 
-def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_where_it_builds() -> None:
-    assert preferred_kind({"SKILLHOUSE_GUEST": "inprocess"}) == "inprocess"
-    assert preferred_kind({"SKILLHOUSE_GUEST": "wasm"}) == "wasm"
-    assert preferred_kind({}) == "wasm"  # componentize-py and the WIT file are both here
+def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_without_a_fallback() -> None:
+    assert Settings.from_env({"SKILLHOUSE_GUEST": "inprocess"}).guest == "inprocess"
+    assert Settings.from_env({"SKILLHOUSE_GUEST": "wasm"}).guest == "wasm"
+    assert Settings.from_env({}).guest == "wasm"  # never the in-process guest unless asked for by name
 
 
 def test_the_build_guest_command_names_the_cached_component_without_building_again(
