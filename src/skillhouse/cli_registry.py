@@ -1,4 +1,4 @@
-"""The registry's commands: ``skillhouse serve``, ``skillhouse publish`` and ``skillhouse tokens``.
+"""The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli_serve`).
 
 Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
 them to the main Typer app.
@@ -67,18 +67,6 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (
     print(f"revoked token {info.id} of tenant {info.tenant}", file=sys.stderr)
 
 
-def serve(
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8000,
-) -> None:
-    """Run the API (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
-    import uvicorn
-
-    from skillhouse.api import create_app
-
-    uvicorn.run(create_app(Settings.from_env()), host=host, port=port, log_level="info")
-
-
 def publish(
     path: Annotated[Path, typer.Argument(help="A skill package directory.")],
     server: Annotated[str, typer.Option("--server", help="The registry's base URL.")] = "http://127.0.0.1:8000",
@@ -124,6 +112,8 @@ def _call(response: httpx.Response) -> dict[str, Any]:
 
 
 def add_registry_commands(app: typer.Typer) -> None:
+    from skillhouse.cli_serve import serve
+
     app.add_typer(tokens_app, name="tokens")
     app.command()(serve)
     app.command()(publish)

@@ -114,22 +114,25 @@ class GuestState:
             self._changed.wait_for(lambda: self._state in ("ready", "failed"), timeout)
         return self.status()
 
-    def require(self) -> None:
-        """Return when calls can run; raise :class:`GuestNotReady` saying why not and what to do."""
+    def settle(self) -> GuestStatus:
+        """The status once the cache has been read (or ``settle_seconds`` passed): ready, building or failed."""
         self.start()
         with self._changed:
-            # reading a warm cache takes a moment: wait for it rather than turning the call away
+            # reading a warm cache takes a moment: wait for it rather than turning a call away
             self._changed.wait_for(lambda: self._state != "starting", self.settle_seconds)
-            state, stage, message = self._state, self._stage, self._message
-            elapsed = time.monotonic() - self._started
-        if state == "ready":
+        return self.status()
+
+    def require(self) -> None:
+        """Return when calls can run; raise :class:`GuestNotReady` saying why not and what to do."""
+        status = self.settle()
+        if status.state == "ready":
             return
-        if state == "failed":
-            raise GuestNotReady("guest-unavailable", f"the WebAssembly guest could not be built: {message}")
-        doing = stage or "reading the guest cache"
+        if status.state == "failed":
+            raise GuestNotReady("guest-unavailable", f"the WebAssembly guest could not be built: {status.message}")
+        doing = status.stage or "reading the guest cache"
         raise GuestNotReady(
             "guest-building",
-            f"the WebAssembly guest is being prepared ({doing}; {elapsed:.0f} s so far); "
+            f"the WebAssembly guest is being prepared ({doing}; {status.elapsed_seconds:.0f} s so far); "
             f"calls run once it is ready: retry in {self.retry_after} s",
             self.retry_after,
         )
