@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 from pathlib import Path
@@ -19,9 +20,11 @@ from skillhouse.host.wasm_build import (
     GuestBuildError,
     cache_key,
     ensure_component,
+    machine,
     make_engine,
+    native_key,
 )
-from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner
+from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, loaded_component
 from skillhouse.settings import Settings
 
 
@@ -133,3 +136,38 @@ def test_the_build_guest_command_names_the_cached_component_without_building_aga
 
     assert result.exit_code == 0
     assert result.stdout.strip() == str(agent_component.compiled)
+
+
+def test_the_compiled_codes_key_changes_with_the_machine_and_the_component() -> None:
+    here = machine()
+
+    assert here.startswith(f"{platform.system()}-{platform.machine()}-")
+    assert machine() == here
+    assert len({native_key("a", here), native_key("a", "Linux-aarch64-0123456789ab"), native_key("b", here)}) == 3
+
+
+def test_compiled_code_for_another_machine_is_compiled_anew_from_the_cached_component(
+    agent_component: BuiltComponent, tmp_path: Path
+) -> None:
+    shutil.copy2(agent_component.wasm, tmp_path / agent_component.wasm.name)
+    steps: list[str] = []
+
+    other = ensure_component(cache_dir=tmp_path, progress=steps.append, machine_id="Linux-x86_64-another-cpu")
+    again = ensure_component(cache_dir=tmp_path, progress=steps.append, machine_id="Linux-x86_64-another-cpu")
+
+    assert other.built and other.key == agent_component.key and other.native != agent_component.native
+    assert other.compiled.name != agent_component.compiled.name and other.compiled.is_file()
+    assert len(steps) == 1 and "wasmtime" in steps[0]  # compiled only: the component was not built again
+    assert not again.built and again.compiled == other.compiled
+    engine = make_engine()
+    assert Component.deserialize_file(engine, str(other.compiled)) is not None
+
+
+def test_compiled_code_the_engine_refuses_is_compiled_again_on_load(agent_component: BuiltComponent, tmp_path: Path) -> None:
+    shutil.copy2(agent_component.wasm, tmp_path / agent_component.wasm.name)
+    (tmp_path / agent_component.compiled.name).write_bytes(b"\x7fELF written by some other wasmtime")
+
+    loaded = loaded_component(cache_dir=tmp_path)
+
+    assert loaded.component is not None
+    assert (tmp_path / agent_component.compiled.name).stat().st_size == agent_component.compiled.stat().st_size
