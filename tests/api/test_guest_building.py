@@ -60,16 +60,16 @@ def house() -> Iterator[HollowbrookHTTPServer]:
 
 
 @pytest.fixture
-def serve_with(tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[Callable[[Load], TestClient]]:
-    """``serve_with(load)``: a started app whose wasm guest is made ready by ``load``."""
+def serve_with(tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[Callable[..., TestClient]]:
+    """``serve_with(load, **guest_options)``: a started app whose wasm guest is made ready by ``load``."""
     clients: list[TestClient] = []
     with scratch_database("sqlite", tmp_path) as database:
 
-        def serve(load: Load) -> TestClient:
+        def serve(load: Load, **options: float) -> TestClient:
             settings = Settings(data_dir=tmp_path, database_url=database.url, guest="wasm",
                                 resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                                 secret_key=Fernet.generate_key().decode())
-            client = TestClient(create_app(settings, database, GuestState("wasm", load=load)))
+            client = TestClient(create_app(settings, database, GuestState("wasm", load=load, **options)))
             client.__enter__()  # runs the lifespan: the build starts as serve starts it
             clients.append(client)
             return client
@@ -96,7 +96,7 @@ def published_turn(client: TestClient, hollowbrook_files: dict[str, str]) -> tup
 
 
 def test_a_call_before_the_guest_is_built_answers_guest_building_with_retry_after_then_runs_once_it_is(
-    serve_with: Callable[[Load], TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
+    serve_with: Callable[..., TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     build = HeldBuild()
@@ -132,7 +132,7 @@ def test_a_call_before_the_guest_is_built_answers_guest_building_with_retry_afte
 
 
 def test_a_failed_build_answers_guest_unavailable_with_its_error_and_never_runs_the_guest_in_process(
-    serve_with: Callable[[Load], TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
+    serve_with: Callable[..., TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
 ) -> None:
     client = serve_with(failed_build)
     headers, turn = published_turn(client, hollowbrook_files)
@@ -152,7 +152,7 @@ def test_a_failed_build_answers_guest_unavailable_with_its_error_and_never_runs_
 
 
 def test_a_guest_read_from_a_warm_cache_takes_calls_at_once(
-    serve_with: Callable[[Load], TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
+    serve_with: Callable[..., TestClient], hollowbrook_files: dict[str, str], house: HollowbrookHTTPServer,
 ) -> None:
     client = serve_with(lambda progress: loaded_component())  # announces no build step: a warm cache
     headers, turn = published_turn(client, hollowbrook_files)
@@ -163,7 +163,36 @@ def test_a_guest_read_from_a_warm_cache_takes_calls_at_once(
     assert answer.status_code == 200 and answer.json()["status"] == 201
 
 
-def test_the_guest_status_needs_a_token(serve_with: Callable[[Load], TestClient]) -> None:
+def test_the_guest_status_needs_a_token(serve_with: Callable[..., TestClient]) -> None:
     client = serve_with(lambda progress: loaded_component())
 
     assert client.get("/v1/guest").status_code == 401
+
+
+class Heard(logging.Handler):
+    """Sets ``event`` when a log line containing ``words`` is emitted."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+        self.event = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.words in record.getMessage():
+            self.event.set()
+
+
+def test_a_long_build_step_keeps_saying_what_it_is_doing_in_the_log(serve_with: Callable[..., TestClient]) -> None:
+    build = HeldBuild()
+    heard = Heard(f"still {HELD_STAGE}")
+    logger = logging.getLogger("skillhouse.guest")
+    logger.addHandler(heard)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        serve_with(build, heartbeat_seconds=0.05)
+        assert heard.event.wait(30)
+    finally:
+        build.finish()
+        logger.removeHandler(heard)
+        logger.setLevel(level)
