@@ -94,17 +94,6 @@ def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return Settings.from_env(env).data_dir / "guest"
 
 
-def unbuildable_reason(wit_path: Path = WIT_PATH) -> str | None:
-    """Why the component cannot be built here (no WIT file, no componentize-py), or ``None``."""
-    if not wit_path.is_file():
-        return f"{wit_path} is missing"
-    try:
-        _builder_command()
-    except GuestBuildError as exc:
-        return exc.message
-    return None
-
-
 def make_engine() -> wasmtime.Engine:
     """An engine whose runaway guests can be interrupted by epoch (see :data:`ENGINE_CONFIG`)."""
     config = wasmtime.Config()
