@@ -17,10 +17,16 @@ import typer
 from skillhouse.compiler import compile_dir
 from skillhouse.registry.errors import RegistryError
 from skillhouse.registry.tokens import create_token, list_tokens, revoke_token
-from skillhouse.settings import Settings
-from skillhouse.store import open_database
+from skillhouse.store import Database
 
 tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
+
+
+def _store(command: str) -> Database:
+    # serve's checks: a bad database setting is one line naming the variable, not a traceback
+    from skillhouse.cli_serve import configured_store
+
+    return configured_store(command)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -34,7 +40,7 @@ def tokens_create(
     label: Annotated[str, typer.Option("--label", help="What the token is for.")] = "",
 ) -> None:
     """Create a token and print it once (only its hash is stored)."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens create")
     try:
         with database.transaction() as session:
             secret, info = create_token(session, tenant, label)
@@ -47,7 +53,7 @@ def tokens_create(
 @tokens_app.command("list")
 def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
     """List tokens (id, tenant, hint, state); never their secrets."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens list")
     with database.transaction() as session:
         infos = list_tokens(session, tenant)
     for info in infos:
@@ -58,7 +64,7 @@ def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
     """Revoke a token: requests with it are refused from now on."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens revoke")
     try:
         with database.transaction() as session:
             info = revoke_token(session, token_id)

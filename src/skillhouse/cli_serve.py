@@ -117,9 +117,17 @@ def _log_to_stderr() -> None:
     logger.setLevel(logging.INFO)
 
 
-def _refuse(message: str) -> NoReturn:
-    print(f"skillhouse serve: {message}", file=sys.stderr)
+def _refuse(message: str, command: str = "serve") -> NoReturn:
+    print(f"skillhouse {command}: {message}", file=sys.stderr)
     raise typer.Exit(2)
+
+
+def configured_store(command: str) -> Database:
+    """The database the environment names, for a command that needs nothing else; a bad setting exits 2 with one line."""
+    try:
+        return open_store(Settings.from_env(), os.environ)
+    except (ValueError, BadConfiguration) as exc:
+        _refuse(str(exc), command)
 
 
 def serve(

@@ -165,3 +165,12 @@ def test_a_credential_route_without_a_secret_key_says_which_variable_to_set(tmp_
     assert answer.status_code == 503
     assert answer.json()["error"]["code"] == "secret-key-missing"
     assert "SKILLHOUSE_SECRET_KEY" in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("argv", [["tokens", "create", "--tenant", "acme"], ["tokens", "list"], ["tokens", "revoke", "1"]])
+def test_the_token_commands_refuse_a_bad_database_setting_the_same_way(tmp_path: Path, argv: list[str]) -> None:
+    proc = subprocess.run([str(SKILLHOUSE), *argv], capture_output=True, text=True, timeout=60,
+                          env=serve_env(tmp_path, SKILLHOUSE_DATABASE_URL="postgresql://postgres@127.0.0.1:1/skillhouse"))
+
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "SKILLHOUSE_DATABASE_URL" in proc.stderr, proc.stderr
