@@ -138,11 +138,27 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
     # component cannot be built or loaded): one call that sends nothing, on the path every call takes
     skill = turn.releases[0]["skill"]
     try:
+        if kind == "wasm":
+            _prepare_wasm_guest()
         run_call(gateway, turn.tenant, turn.id, turn.releases, "read_object", {"path": f"skill/{skill}"}, guest=kind)
     except GuestUnavailable as exc:
         gateway.close()
         raise BindError(exc.code, f"{exc} (try --guest inprocess)") from None
     return bound
+
+
+def _prepare_wasm_guest() -> None:
+    """Load (or first build, for minutes) the wasm guest before serving, saying so on stderr, not stdout."""
+    from skillhouse.host.wasm_build import GuestBuildError
+    from skillhouse.host.wasm_runner import loaded_component
+
+    def progress(step: str) -> None:
+        print(f"skillhouse mcp: {step}", file=sys.stderr, flush=True)
+
+    try:
+        loaded_component(progress=progress)
+    except GuestBuildError as exc:
+        raise GuestUnavailable("wasm", exc.message) from None
 
 
 def _problem_line(problem: dict[str, Any], refs: Sequence[str]) -> str:

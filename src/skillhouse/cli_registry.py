@@ -1,4 +1,4 @@
-"""The registry's commands: ``skillhouse serve``, ``skillhouse publish`` and ``skillhouse tokens``.
+"""The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli_serve`).
 
 Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
 them to the main Typer app.
@@ -17,10 +17,16 @@ import typer
 from skillhouse.compiler import compile_dir
 from skillhouse.registry.errors import RegistryError
 from skillhouse.registry.tokens import DEFAULT_SCOPE, SCOPES, create_token, list_tokens, revoke_token
-from skillhouse.settings import Settings
-from skillhouse.store import open_database
+from skillhouse.store import Database
 
 tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
+
+
+def _store(command: str) -> Database:
+    # serve's checks: a bad database setting is one line naming the variable, not a traceback
+    from skillhouse.cli_serve import configured_store
+
+    return configured_store(command)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -37,7 +43,7 @@ def tokens_create(
                      ] = DEFAULT_SCOPE,
 ) -> None:
     """Create a token of a scope (run unless asked) and print it once (only its hash is stored)."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens create")
     try:
         with database.transaction() as session:
             secret, info = create_token(session, tenant, label, scope)
@@ -50,7 +56,7 @@ def tokens_create(
 @tokens_app.command("list")
 def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
     """List tokens (id, tenant, hint, scope, state, label); never their secrets."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens list")
     with database.transaction() as session:
         infos = list_tokens(session, tenant)
     for info in infos:
@@ -61,25 +67,13 @@ def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
     """Revoke a token: requests with it are refused from now on, and its console sessions end."""
-    database = open_database(Settings.from_env().database_url)
+    database = _store("tokens revoke")
     try:
         with database.transaction() as session:
             info = revoke_token(session, token_id)
     except RegistryError as exc:
         _fail(f"error: {exc.code}: {exc.message}")
     print(f"revoked token {info.id} of tenant {info.tenant}", file=sys.stderr)
-
-
-def serve(
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8000,
-) -> None:
-    """Run the API (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
-    import uvicorn
-
-    from skillhouse.api import create_app
-
-    uvicorn.run(create_app(Settings.from_env()), host=host, port=port, log_level="info")
 
 
 def publish(
@@ -127,6 +121,8 @@ def _call(response: httpx.Response) -> dict[str, Any]:
 
 
 def add_registry_commands(app: typer.Typer) -> None:
+    from skillhouse.cli_serve import serve
+
     app.add_typer(tokens_app, name="tokens")
     app.command()(serve)
     app.command()(publish)

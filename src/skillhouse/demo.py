@@ -4,17 +4,26 @@ It starts the Hollowbrook house and ``skillhouse serve`` (SQLite in ``.data/demo
 and its token, publishes the skill, binds a turn and lets the model (``SKILLHOUSE_MODEL``; the scripted
 demo plan by default) list rooms, load ``create_booking`` by its short name, book with one call, resend
 the booking, and try a charge, which the gateway holds. A person then approves the charge through the
-API, and the identical call runs it once. Everything it started is stopped before it exits.
+API, and the identical call runs it once. Everything it started is stopped before it exits, unless
+``--keep`` (``make demo ARGS=--keep``): then serve and the house keep running, and the demo prints the
+console's URL and a fresh token to sign in with and see the approval just made, until Ctrl-C.
+
+The guest is serve's: it builds the WebAssembly component in the background at start-up (minutes the
+first time, then cached) and the demo shows its progress through ``GET /v1/guest``. A guest that
+cannot be built stops the demo with its error; the in-process guest runs only when asked for
+(``SKILLHOUSE_GUEST=inprocess``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -30,7 +39,8 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[2]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 WORK = ROOT / ".data" / "demo"
-GUEST_CACHE = ROOT / ".data" / "guest"
+# the checkout's own cache unless one is named, so a second demo starts in seconds
+GUEST_CACHE = Path(os.environ.get("SKILLHOUSE_GUEST_CACHE") or ROOT / ".data" / "guest")
 PROMPT = "Book a double room at Hollowbrook for Ada Lovelace from 1 to 3 June 2031, and charge the stay."
 console = Console(highlight=False)
 
@@ -81,22 +91,26 @@ def _wait_for(url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[
     raise DemoFailed(f"{url} did not answer within 60 s:\n{log.read_text()[-2000:]}")
 
 
-def _guest_kind() -> str:
-    """wasm where the component builds here (the first build takes a while, then it is cached)."""
-    wanted = os.environ.get("SKILLHOUSE_GUEST", "wasm")
-    if wanted != "wasm":
-        return wanted
-    from skillhouse.host.wasm_build import GuestBuildError, ensure_component
-
-    with console.status("preparing the guest WebAssembly component (built once, then cached)") as status:
-        try:
-            built = ensure_component(cache_dir=GUEST_CACHE, progress=status.update)
-        except GuestBuildError as exc:
-            console.print(f"[yellow]the wasm guest cannot be built here ({exc.code}); using the in-process guest[/yellow]")
-            return "inprocess"
-    note = f"built in {built.build_seconds + built.compile_seconds:.0f} s" if built.built else "from the cache"
-    console.print(f"guest: WebAssembly component ({note})")
-    return "wasm"
+def _wait_for_guest(client: httpx.Client, proc: subprocess.Popen[bytes], log: Path) -> str:
+    """Until serve's guest is ready, showing its build's progress; a line saying what the guest is."""
+    pause = threading.Event()
+    with console.status("serve is preparing the guest") as status:
+        while True:
+            if proc.poll() is not None:
+                raise DemoFailed(f"skillhouse serve exited early:\n{log.read_text()[-2000:]}")
+            guest = _ok(client.get("/v1/guest"))
+            if guest["state"] == "ready":
+                break
+            if guest["state"] == "failed":
+                raise DemoFailed(f"the WebAssembly guest could not be built: {guest['message']}\n"
+                                 "(SKILLHOUSE_GUEST=inprocess make demo runs the guest without its sandbox)")
+            doing = guest.get("stage") or "reading the guest cache"
+            status.update(f"serve is preparing the guest: {doing} ({guest['elapsed_seconds']:.0f} s; "
+                          "the first build takes a few minutes, then it is cached)")
+            pause.wait(0.5)
+    if guest["kind"] == "inprocess":
+        return "guest: in process (SKILLHOUSE_GUEST=inprocess: no sandbox)"
+    return f"guest: WebAssembly component, ready ({guest['elapsed_seconds']:.1f} s)"
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -159,13 +173,13 @@ def _calls_of(transcript: dict[str, Any], tool: str) -> list[tuple[dict[str, Any
     return found
 
 
-def run_demo() -> None:
+def run_demo(keep: bool = False) -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     model = os.environ.get("SKILLHOUSE_MODEL", "scripted")
+    guest = os.environ.get("SKILLHOUSE_GUEST", "wasm")
     console.rule("[bold]skillhouse demo: the Hollowbrook guesthouse[/bold]")
     console.print(f"model: {model}    store: SQLite in {WORK.relative_to(ROOT)}")
-    guest = _guest_kind()
     house_port, api_port = _free_port(), _free_port()
     env = {
         **os.environ,
@@ -194,7 +208,9 @@ def run_demo() -> None:
 
         api_proc = stack.enter_context(_process("skillhouse serve", _cli("serve", "--port", str(api_port)), env, api_log))
         _wait_for(f"{api}/v1/skills", api_proc, api_log, auth)
-        console.print(f"started skillhouse serve at {api}")
+        console.print(f"started skillhouse serve at {api} (its log: {api_log.relative_to(ROOT)})")
+        client = stack.enter_context(httpx.Client(base_url=api, headers=auth, timeout=120))
+        console.print(_wait_for_guest(client, api_proc, api_log))
 
         published = subprocess.run(_cli("publish", str(HOLLOWBROOK), "--server", api), env={**env, "SKILLHOUSE_TOKEN": token},
                                    capture_output=True, text=True, cwd=ROOT)
@@ -202,13 +218,13 @@ def run_demo() -> None:
             raise DemoFailed(f"publish failed:\n{published.stderr}{published.stdout}")
         console.print(f"$ skillhouse publish examples/hollowbrook   → {published.stdout.strip() or published.stderr.strip()}")
 
-        client = stack.enter_context(httpx.Client(base_url=api, headers=auth, timeout=120))
         turn = _ok(client.post("/v1/turns", json={"skills": [{"name": "hollowbrook", "version": "1.0.0"}], "profile": "openai"}))
         console.print(f"bound turn {turn['id']}: {len(turn['tools'])} tools offered in the openai profile\n")
 
         transcript = _ok(client.post(f"/v1/turns/{turn['id']}/run", json={"prompt": PROMPT}))
         print_transcript(transcript)
 
+        approval_id: str | None = None
         charges = [(args, result) for args, result in _calls_of(transcript, "hollowbrook_charge")
                    if isinstance(result, dict) and result.get("error", {}).get("code") == "approval-required"]
         if charges:
@@ -235,7 +251,34 @@ def run_demo() -> None:
         console.print(f"\nthe house has {len(bookings)} booking(s) and {len(charged)} charge(s)")
         if model.startswith("scripted") and (len(bookings) != 1 or len(charged) != 1):
             raise DemoFailed(f"expected one booking and one charge, the house has {bookings} and {charged}")
+        if keep:
+            _keep_serving(env, api, api_proc, house_proc, approval_id)
+        else:
+            console.print("\nto keep going: [bold]make demo ARGS=--keep[/bold] leaves serve running and prints the "
+                          "console's URL and a token, to see the approval you just made")
     console.rule("[green]done: one booking despite the resend; the charge ran once, after approval[/green]")
+
+
+def _keep_serving(env: dict[str, str], api: str, serve: subprocess.Popen[bytes], house: subprocess.Popen[bytes],
+                  approval_id: str | None) -> None:
+    """Print how to look around, then wait until Ctrl-C (or until serve or the house stops)."""
+    token = subprocess.run(_cli("tokens", "create", "--tenant", "demo", "--label", "console"), env=env,
+                           capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip()
+    page = f"{api}/console/approvals/{approval_id}" if approval_id else f"{api}/console/approvals"
+    console.print(Panel(
+        f"console:  {api}/console\n"
+        f"token:    {token}   (paste it to sign in; tenant demo)\n"
+        f"approval: {page}\n"
+        f"API:      {api}/docs   (Authorization: Bearer <token>)\n"
+        f"serve pid {serve.pid}, the Hollowbrook house pid {house.pid}; press Ctrl-C to stop both",
+        title="still serving",
+    ))
+    sys.stdout.flush()
+    try:
+        while serve.poll() is None and house.poll() is None:
+            threading.Event().wait(1.0)  # a wait Ctrl-C interrupts
+    except KeyboardInterrupt:
+        console.print("stopping")
 
 
 def _ok(response: httpx.Response) -> Any:
@@ -244,9 +287,13 @@ def _ok(response: httpx.Response) -> Any:
     return response.json()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make demo", description="The Hollowbrook guesthouse end to end.")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave serve running afterwards and print the console's URL and a token (Ctrl-C stops it)")
+    options = parser.parse_args(argv)
     try:
-        run_demo()
+        run_demo(keep=options.keep)
     except DemoFailed as exc:
         console.print(f"[red]demo failed:[/red] {exc}")
         return 1

@@ -2,7 +2,8 @@
 
 ``SKILLHOUSE_DATA_DIR``      where the SQLite database and the built guest component live
 ``SKILLHOUSE_DATABASE_URL``  SQLAlchemy URL; default SQLite in the data directory
-``SKILLHOUSE_GUEST``         ``wasm`` or ``inprocess``: which guest runner turns use
+``SKILLHOUSE_GUEST``         ``wasm`` (the default: the sandboxed component) or ``inprocess``: which guest runner turns use
+``SKILLHOUSE_GUEST_CACHE``   where the built guest component is cached (default ``<data dir>/guest``)
 ``SKILLHOUSE_RESOLVE``       ``[tenant/]host:port=address,...``: fixed name resolution; an entry with
                              ``tenant/`` applies to that tenant's requests only (see "Scoped entries")
 ``SKILLHOUSE_SECRET_KEY``    key that encrypts stored credentials (urlsafe base64, 32 bytes)
@@ -117,6 +118,8 @@ class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
     database_url: str = ""
     guest: str = "wasm"
+    guest_cache: Path | None = None
+    """Where the built guest is cached; ``None``: ``$SKILLHOUSE_GUEST_CACHE``, else ``<data dir>/guest``."""
     resolve: Names = field(default_factory=dict)
     secret_key: str | None = None
     model: str = "scripted"
@@ -139,6 +142,13 @@ class Settings:
     upstream_ca: Path | None = None
     """CA certificates (PEM) upstream TLS is verified against instead of the default bundle."""
 
+    def guest_cache_dir(self) -> Path:
+        """``guest_cache``, else ``$SKILLHOUSE_GUEST_CACHE`` (settings built in code share the process's cache), else ``<data dir>/guest``."""
+        if self.guest_cache is not None:
+            return self.guest_cache
+        shared = os.environ.get("SKILLHOUSE_GUEST_CACHE")
+        return Path(shared) if shared else self.data_dir / "guest"
+
     def __post_init__(self) -> None:
         if not self.database_url:
             object.__setattr__(self, "database_url", f"sqlite:///{self.data_dir / 'skillhouse.db'}")
@@ -153,6 +163,7 @@ class Settings:
             data_dir=data_dir,
             database_url=env.get("SKILLHOUSE_DATABASE_URL", ""),
             guest=env.get("SKILLHOUSE_GUEST", "wasm"),
+            guest_cache=Path(env["SKILLHOUSE_GUEST_CACHE"]) if env.get("SKILLHOUSE_GUEST_CACHE") else data_dir / "guest",
             resolve=resolve,
             tenant_resolve=tenant_resolve,
             secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,

@@ -3,10 +3,14 @@
 Routers live in ``api/routes_*.py``, each exposing ``router``; every route takes one of
 ``deps.RunDep``, ``deps.ApproveDep`` or ``deps.AdminDep``, so nothing is reachable without a token of
 the scope it needs (the console's pages take its session equivalents). Every answer carries the
-headers of :mod:`skillhouse.api.response_headers`.
+headers of :mod:`skillhouse.api.response_headers`. The app owns its guest
+(:class:`~skillhouse.host.guest_state.GuestState`), whose build starts with the app.
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp
@@ -15,6 +19,7 @@ from skillhouse.api import (
     console,
     routes_approvals,
     routes_credentials,
+    routes_guest,
     routes_runtime,
     routes_skills,
     routes_tokens,
@@ -22,10 +27,12 @@ from skillhouse.api import (
 )
 from skillhouse.api.errors import install_error_handlers
 from skillhouse.api.response_headers import EveryAnswer
+from skillhouse.host.guest_state import GuestState
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
-ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials, console)
+ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials,
+           routes_guest, console)
 
 
 class SkillhouseApp(FastAPI):
@@ -35,13 +42,28 @@ class SkillhouseApp(FastAPI):
         return EveryAnswer(super().build_middleware_stack())
 
 
-def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    guest: GuestState = app.state.guest
+    guest.start()  # in the background: the server answers at once, calls wait for the guest
+    try:
+        yield
+    finally:
+        guest.close()
+
+
+def create_app(settings: Settings | None = None, database: Database | None = None,
+               guest: GuestState | None = None) -> FastAPI:
     """The API for ``settings`` (from the environment when ``None``); migrations applied at start.
 
-    ``database`` lets a caller (tests, benchmarks) hand over an already open database.
+    ``database`` lets a caller (tests, benchmarks) hand over an already open database; ``guest`` a
+    guest other than the one ``settings`` name (raises :class:`~skillhouse.host.UnknownRunner` for
+    an unknown ``settings.guest``).
     """
     settings = settings or Settings.from_env()
+    guest = guest or GuestState(settings.guest, settings.guest_cache_dir())
     app = SkillhouseApp(
+        lifespan=_lifespan,
         title="skillhouse",
         version="0.1.0",
         summary="Registry of skills and releases; the runtime contract for tool and skill specs.",
@@ -49,6 +71,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
                     "its scope (`run`, `approve`, `admin`) decides which routes it may call (403 `insufficient-scope`).",
     )
     app.state.settings = settings
+    app.state.guest = guest
     app.state.database = database or open_database(settings.database_url)
     install_error_handlers(app)
     for module in ROUTERS:

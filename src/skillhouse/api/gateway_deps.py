@@ -59,4 +59,5 @@ def api_error(exc: GatewayError) -> RegistryError | ApiError:
 def gateway_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI responses for a gateway route: the given error statuses, 401, 422 and 503."""
     return {**error_responses(*statuses),
-            503: {"model": ErrorBody, "description": "The deployment cannot do this now (no usable secret key or guest)."}}
+            503: {"model": ErrorBody, "description": "The deployment cannot do this now: the guest is still being built "
+                  "(`guest-building`, with `Retry-After`), or there is no usable secret key or guest."}}

@@ -16,9 +16,10 @@ from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, Field
 
 from skillhouse.api.bodies import CheckReport
-from skillhouse.api.deps import AdminDep, DatabaseDep, RunDep, SessionDep, SettingsDep
+from skillhouse.api.deps import AdminDep, DatabaseDep, RunDep, SessionDep
 from skillhouse.api.errors import ApiError, error_responses
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
@@ -157,7 +158,7 @@ class ExecuteOut(BaseModel):
 
 @router.post("/tools/execute", response_model_exclude_unset=True, responses=gateway_responses(501))
 def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
-                 settings: SettingsDep) -> ExecuteOut:
+                 guest: GuestDep) -> ExecuteOut:
     """Resolve the manifest (explicit ``manifest`` wins over ``manifest_ref``; its ``tool_pack`` must match)
     and run the capability's declared HTTP operation through the guest and the gateway.
 
@@ -181,9 +182,10 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
         only = frozenset({header}) if header else None  # host/header: that binding alone
     arguments = {name: str(value) if name in _path_names(operation) and type(value) is int else value
                  for name, value in body.arguments.items()}
+    require_guest(guest)
     try:
-        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, settings.guest,
-                          credential_headers=only)
+        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, guest.kind,
+                          guest.pool, credential_headers=only)
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
     out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]

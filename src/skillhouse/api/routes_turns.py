@@ -23,6 +23,7 @@ from skillhouse.api.bodies import SKILL_PATTERN, VERSION_PATTERN, Profile
 from skillhouse.api.deps import DatabaseDep, RunDep, SettingsDep
 from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.host.calls import GuestUnavailable, run_agent, run_call
 from skillhouse.host.models.factory import ModelConfigError, model_from_spec
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
@@ -122,12 +123,15 @@ def get_turn(turn_id: TurnId, tenant: RunDep, database: DatabaseDep) -> TurnOut:
 
 @router.post("/{turn_id}/calls", response_model_exclude_unset=True, responses=gateway_responses(404))
 def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
-              settings: SettingsDep) -> CallAnswer:
-    """Run one tool call through the guest and the gateway; the guest's answer, whatever it is."""
+              guest: GuestDep) -> CallAnswer:
+    """Run one tool call through the guest and the gateway; the guest's answer, whatever it is.
+    While the guest is still being built: 503 ``guest-building`` with ``Retry-After``."""
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
+    require_guest(guest)
     try:
-        answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, settings.guest)
+        answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind,
+                          guest.pool)
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
     return CallAnswer.model_validate(answer)
@@ -160,7 +164,7 @@ class RunOut(BaseModel):
 
 @router.post("/{turn_id}/run", response_model_exclude_unset=True, responses=gateway_responses(404))
 def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
-             settings: SettingsDep) -> RunOut:
+             settings: SettingsDep, guest: GuestDep) -> RunOut:
     """Run the agent loop with the deployment's model (``SKILLHOUSE_MODEL``): the model's tool calls go
     through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript."""
     if body.prompt is None and not body.messages:
@@ -172,8 +176,10 @@ def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep
     except ModelConfigError as exc:
         raise ApiError(503, "model-unavailable", str(exc)) from None
     request = body.model_dump(exclude_none=True)
+    require_guest(guest)
     try:
-        transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, settings.guest)
+        transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, guest.kind,
+                               guest.make_runner)
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
     return RunOut.model_validate(transcript)

@@ -1,4 +1,4 @@
-"""The host functions a guest may call: its only way out (``wit/agent.wit``).
+"""The host functions a guest may call: its only way out (``host/wit/agent.wit``).
 
 Everything crosses as JSON strings, as it does across the WebAssembly boundary, so the in-process
 runner and the wasm runner hand the guest exactly the same bytes.

@@ -53,13 +53,17 @@ def run_agent(
     request: Mapping[str, Any],
     complete: Callable[[dict[str, Any]], dict[str, Any]],
     guest: str = "inprocess",
+    make: Callable[[TurnHost], GuestRunner] | None = None,
 ) -> dict[str, Any]:
     """Run the agent loop of turn ``turn_id``: ``request`` (``prompt`` or ``messages``, ``max_steps``)
     goes to the model behind ``complete``, whose tool calls run through the guest and the gateway
-    exactly as :func:`run_call` runs one; the guest's transcript and final answer."""
+    exactly as :func:`run_call` runs one; the guest's transcript and final answer.
+
+    ``make`` makes the guest (a server's :meth:`~skillhouse.host.guest_state.GuestState.make_runner`);
+    without it, one of kind ``guest``."""
     context = TurnContext(tenant, turn_id, BoundReleases(releases))
     host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
-    runner = _runner(host, guest)
+    runner = _runner(host, guest) if make is None else make(host)
     try:
         transcript: dict[str, Any] = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
     finally:

@@ -1,13 +1,16 @@
 """Building the guest WebAssembly component, and the cache that makes only the first run pay for it.
 
-``componentize-py`` turns a Python app module (which adapts ``wit/agent.wit`` to the guest) and the
+``componentize-py`` turns a Python app module (which adapts ``host/wit/agent.wit`` to the guest) and the
 pure packages it imports into a component; ``--stub-wasi`` replaces every WASI import with a trap,
 so the component's only imports are the host functions of the WIT world. Wasmtime then compiles the
 component to native code, which is serialized next to it.
 
-Both files live in a cache directory under a key that hashes the staged sources, the WIT file, the
-tool versions and the engine configuration, so a change to any of them builds afresh and nothing
-else does. A lock file keeps two processes from building the same key at once.
+Both files live in a cache directory. The component's key hashes the staged sources, the WIT file,
+the tool versions and the engine configuration; the compiled code's key adds what native code depends on besides them: the
+engine configuration, the wasmtime version, and the machine (operating system, architecture, CPU
+features), since wasmtime compiles for the CPU it runs on. A change to any of them builds (or only
+compiles) afresh and nothing else does, so a restart loads in well under a second. A lock file keeps
+two processes from building the same key at once.
 
 The cache directory is ``$SKILLHOUSE_GUEST_CACHE`` when set, else ``<data dir>/guest``.
 """
@@ -18,6 +21,7 @@ import fcntl
 import hashlib
 import importlib.metadata
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -33,8 +37,9 @@ from wasmtime.component import Component
 
 from skillhouse.settings import Settings
 
-SOURCE_ROOT = Path(__file__).resolve().parents[1]  # src/skillhouse
-WIT_PATH = SOURCE_ROOT.parents[1] / "wit" / "agent.wit"
+SOURCE_ROOT = Path(__file__).resolve().parents[1]  # the skillhouse package
+# package data, so an installed wheel can build the guest as a checkout does
+WIT_PATH = Path(__file__).resolve().parent / "wit" / "agent.wit"
 WORLD = "agent"
 AGENT_APP_MODULE = Path(__file__).resolve().parent / "wasm_app" / "agent_app.py"
 # What the engine is configured with; a serialized component only loads into the same configuration.
@@ -73,6 +78,8 @@ class BuiltComponent:
     """The cached component binary, its compiled form, and whether this call had to build them."""
 
     key: str
+    native: str
+    """The compiled code's key (see :func:`native_key`)."""
     wasm: Path
     compiled: Path
     built: bool
@@ -85,17 +92,6 @@ def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("SKILLHOUSE_GUEST_CACHE"):
         return Path(env["SKILLHOUSE_GUEST_CACHE"])
     return Settings.from_env(env).data_dir / "guest"
-
-
-def unbuildable_reason(wit_path: Path = WIT_PATH) -> str | None:
-    """Why the component cannot be built here (no WIT file, no componentize-py), or ``None``."""
-    if not wit_path.is_file():
-        return f"{wit_path} is missing"
-    try:
-        _builder_command()
-    except GuestBuildError as exc:
-        return exc.message
-    return None
 
 
 def make_engine() -> wasmtime.Engine:
@@ -123,16 +119,43 @@ def staged_files(app: GuestApp) -> dict[str, bytes]:
 
 
 def cache_key(app: GuestApp, wit_path: Path = WIT_PATH) -> str:
-    digest = hashlib.sha256()
+    """The component's key: its staged sources, the WIT world, the tool versions and the engine configuration."""
     parts: list[tuple[str, bytes]] = sorted(staged_files(app).items())
     parts.append(("wit", wit_path.read_bytes()))
     parts.extend((name, version.encode()) for name, version in sorted(tool_versions().items()))
     parts.append(("engine", ENGINE_CONFIG.encode()))
+    return _digest(parts, 32)
+
+
+def machine() -> str:
+    """What native code compiled here depends on: operating system, architecture and CPU features."""
+    features = ""
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:  # not Linux: the processor's name is the best identity there is
+        cpuinfo = f"flags: {platform.processor()}"
+    for line in cpuinfo.splitlines():
+        if line.startswith(("flags", "Features")):  # x86 and Arm spell it differently
+            features = " ".join(sorted(line.partition(":")[2].split()))
+            break
+    return f"{platform.system()}-{platform.machine()}-{_digest([('cpu', features.encode())], 12)}"
+
+
+def native_key(component_key: str, machine_id: str | None = None) -> str:
+    """The compiled code's key: the component's, the engine configuration, wasmtime's version, the machine."""
+    parts = [("component", component_key.encode()), ("engine", ENGINE_CONFIG.encode()),
+             ("wasmtime", importlib.metadata.version("wasmtime").encode()),
+             ("machine", (machine() if machine_id is None else machine_id).encode())]
+    return _digest(parts, 16)
+
+
+def _digest(parts: list[tuple[str, bytes]], length: int) -> str:
+    digest = hashlib.sha256()
     for name, content in parts:
         # lengths first so no two different inputs hash the same stream
         digest.update(f"{len(name)}:{name}:{len(content)}:".encode())
         digest.update(content)
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()[:length]
 
 
 def ensure_component(
@@ -142,20 +165,26 @@ def ensure_component(
     engine: wasmtime.Engine | None = None,
     wit_path: Path = WIT_PATH,
     progress: Progress | None = None,
+    machine_id: str | None = None,
 ) -> BuiltComponent:
-    """The cached component for ``app``, building and compiling it first when the cache lacks it."""
+    """The cached component for ``app``, building and compiling it first when the cache lacks it.
+
+    ``progress`` hears of each slow step before it starts (nothing when the cache has both files);
+    ``machine_id`` stands in for :func:`machine` (tests of the compiled code's key).
+    """
     if not wit_path.is_file():
         raise GuestBuildError(
-            "wit-missing", f"{wit_path}: the WIT world is not there (not a source checkout?)"
+            "wit-missing", f"{wit_path}: the WIT world is not there (the installation is incomplete: reinstall skillhouse)"
         )
     cache_dir = default_cache_dir() if cache_dir is None else cache_dir
     cache_dir.mkdir(parents=True, exist_ok=True)
     key = cache_key(app, wit_path)
+    native = native_key(key, machine_id)
     name = f"{app.module.stem}-{key}"
-    wasm, compiled = cache_dir / f"{name}.wasm", cache_dir / f"{name}.cwasm"
+    wasm, compiled = cache_dir / f"{name}.wasm", cache_dir / f"{name}.{native}.cwasm"
     with _locked(cache_dir / f"{name}.lock"):
         if compiled.is_file() and wasm.is_file():
-            return BuiltComponent(key, wasm, compiled, built=False, build_seconds=0.0, compile_seconds=0.0)
+            return BuiltComponent(key, native, wasm, compiled, built=False, build_seconds=0.0, compile_seconds=0.0)
         started = time.perf_counter()
         if not wasm.is_file():
             if progress:
@@ -163,11 +192,16 @@ def ensure_component(
             _componentize(app, wit_path, wasm)
         built_at = time.perf_counter()
         if progress:
-            progress("compiling the guest component with wasmtime (first run only)")
+            progress("compiling the guest component to native code with wasmtime (first run on this machine)")
         engine = make_engine() if engine is None else engine
         _write_atomically(compiled, bytes(Component.from_file(engine, wasm).serialize()))
         done = time.perf_counter()
-    return BuiltComponent(key, wasm, compiled, True, built_at - started, done - built_at)
+    return BuiltComponent(key, native, wasm, compiled, True, built_at - started, done - built_at)
+
+
+def discard_compiled(built: BuiltComponent) -> None:
+    """Remove compiled code the engine refused to load, so the next :func:`ensure_component` compiles it anew."""
+    built.compiled.unlink(missing_ok=True)
 
 
 def _componentize(app: GuestApp, wit_path: Path, output: Path) -> None:

@@ -1,6 +1,6 @@
 """Calls across the component boundary whose parameters and results are all strings, through wasmtime's C API.
 
-Every function of ``wit/agent.wit`` takes and gives strings only. wasmtime-py's generic component
+Every function of ``host/wit/agent.wit`` takes and gives strings only. wasmtime-py's generic component
 API works for any type: on every call it asks the engine for the function's type, walks the
 parameter types and converts each value through a type object, for exports and for host functions
 alike. That cost (about 11 µs per export call and 5-9 µs per host function call on the bench machine)

@@ -1,7 +1,7 @@
 """The guest run as a WebAssembly component under wasmtime: the same interface as the in-process runner.
 
 The component (see :mod:`skillhouse.host.wasm_build`) imports nothing but the host functions of
-``wit/agent.wit``; the linker defines exactly those, each forwarding to the turn's :class:`Host`.
+``host/wit/agent.wit``; the linker defines exactly those, each forwarding to the turn's :class:`Host`.
 One store and one instance hold the guest's state for the turn (loaded tools stay loaded).
 
 The engine, the deserialized component and the epoch clock are loaded once per process and app
@@ -18,9 +18,7 @@ itself propagates unchanged, as it would in process.
 from __future__ import annotations
 
 import json
-import os
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,9 +32,9 @@ from skillhouse.host.wasm_build import (
     GuestApp,
     Progress,
     default_cache_dir,
+    discard_compiled,
     ensure_component,
     make_engine,
-    unbuildable_reason,
 )
 from skillhouse.host.wasm_calls import HostFailure, HostHooks, call_export, define_host_function
 from skillhouse.host.wasm_clock import EpochClock, GuestBudget
@@ -55,14 +53,6 @@ HOST_FUNCTIONS = (
 DEFAULT_TIMEOUT = 30.0
 
 
-def preferred_kind(env: Mapping[str, str] | None = None) -> str:
-    """The runner kind for turns: ``SKILLHOUSE_GUEST`` when set, else ``wasm`` where it can be built."""
-    env = os.environ if env is None else env
-    if env.get("SKILLHOUSE_GUEST"):
-        return env["SKILLHOUSE_GUEST"]
-    return "wasm" if unbuildable_reason() is None else "inprocess"
-
-
 @dataclass(frozen=True)
 class LoadedComponent:
     """A compiled component ready to instantiate, with the engine and epoch clock its stores share."""
@@ -79,14 +69,23 @@ _loading = threading.Lock()
 def loaded_component(
     app: GuestApp = AGENT_APP, cache_dir: Path | None = None, progress: Progress | None = None
 ) -> LoadedComponent:
-    """The component of ``app`` from ``cache_dir``, built if need be and loaded once per process."""
+    """The component of ``app`` from ``cache_dir``, built if need be and loaded once per process.
+
+    Compiled code the engine refuses (written by another wasmtime or for another CPU under a key that
+    did not tell them apart) is compiled again rather than failing every call.
+    """
     directory = (default_cache_dir() if cache_dir is None else cache_dir).resolve()
     with _loading:
         loaded = _loaded.get((app, directory))
         if loaded is None:
             engine = make_engine()
             built = ensure_component(app, directory, engine=engine, progress=progress)
-            component = Component.deserialize_file(engine, str(built.compiled))
+            try:
+                component = Component.deserialize_file(engine, str(built.compiled))
+            except wasmtime.WasmtimeError:
+                discard_compiled(built)
+                built = ensure_component(app, directory, engine=engine, progress=progress)
+                component = Component.deserialize_file(engine, str(built.compiled))
             loaded = LoadedComponent(engine, component, EpochClock(engine))
             _loaded[(app, directory)] = loaded
     return loaded
@@ -103,10 +102,11 @@ class WasmRunner:
         timeout: float = DEFAULT_TIMEOUT,
         app: GuestApp = AGENT_APP,
         progress: Progress | None = None,
+        loaded: LoadedComponent | None = None,
     ) -> None:
         self.host = host
         self.timeout = timeout
-        loaded = loaded_component(app, cache_dir, progress)
+        loaded = loaded or loaded_component(app, cache_dir, progress)
         self._engine, self._component, self._clock = loaded.engine, loaded.component, loaded.clock
         self._failure = HostFailure()
         self._budget: GuestBudget | None = None

@@ -29,7 +29,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -37,6 +37,8 @@ _ASYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_SECONDS = 30
 _READ_ONLY = "skillhouse_read_only"
+# an unreachable server fails start-up in seconds rather than after the operating system's TCP timeout
+CONNECT_TIMEOUT_SECONDS = 10
 
 
 def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -55,13 +57,22 @@ def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -
         raise DisconnectionError("the server wrote to an idle connection (closed or terminated it)")
 
 
-def _engine_for(url: str) -> Engine:
+def parse_database_url(url: str) -> URL:
+    """``url`` as SQLAlchemy takes it: ``postgres://`` (how hosting providers and libpq spell it) and
+    ``postgresql://`` both mean PostgreSQL through psycopg 3. Raises ``ArgumentError`` when it does not parse."""
     parsed = make_url(url)
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend in ("postgres", "postgresql"):
+        parsed = parsed.set(drivername=f"postgresql+{driver or 'psycopg'}")
+    return parsed
+
+
+def _engine_for(url: str) -> Engine:
+    parsed = parse_database_url(url)
     if parsed.get_backend_name() == "postgresql":
-        if parsed.drivername == "postgresql":
-            parsed = parsed.set(drivername="postgresql+psycopg")
+        timeout = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
         # the pool holds one connection per concurrent transaction; none is held across an upstream call
-        engine = create_engine(parsed, pool_size=10, max_overflow=20)
+        engine = create_engine(parsed, pool_size=10, max_overflow=20, connect_args=timeout)
         event.listen(engine, "checkout", _refuse_closed_by_server)
         return engine
     if parsed.get_backend_name() != "sqlite":

@@ -13,16 +13,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from skillhouse.store.database import Database, open_database
+from skillhouse.store.database import Database, open_database, parse_database_url
 
 
 def _psycopg(url: str) -> str:
-    parsed = make_url(url)
-    if parsed.drivername == "postgresql":
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed.render_as_string(hide_password=False)
+    return parse_database_url(url).render_as_string(hide_password=False)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """A test-only component app: the agent world's exports doing what a hostile or broken guest would.
 
-Built like the real guest (WASI stubbed, only ``wit/agent.wit`` imported). ``call_tool`` by name:
+Built like the real guest (WASI stubbed, only ``host/wit/agent.wit`` imported). ``call_tool`` by name:
 ``echo`` hands its arguments to ``fetch-url``; ``count`` counts calls in this instance; ``open-file``
 reads a file; ``open-socket`` connects to ``{"port"}`` on loopback; ``raise`` leaves an exception
 uncaught; ``spin`` never returns. ``run_turn`` asks the host to ``complete`` and then spins if told to.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 from pathlib import Path
@@ -19,13 +20,16 @@ from skillhouse.host.wasm_build import (
     GuestBuildError,
     cache_key,
     ensure_component,
+    machine,
     make_engine,
+    native_key,
 )
-from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, preferred_kind
+from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, loaded_component
+from skillhouse.settings import Settings
 
 
 def wit_functions(block: str) -> list[str]:
-    """The function names declared in ``interface <block>`` or ``world <block>`` of wit/agent.wit."""
+    """The function names declared in ``interface <block>`` or ``world <block>`` of host/wit/agent.wit."""
     text = WIT_PATH.read_text()
     body = re.search(rf"(?:interface|world) {block} \{{(.*?)\n\}}", text, re.S)
     assert body is not None
@@ -115,10 +119,10 @@ def test_make_runner_gives_a_wasm_runner_for_the_wasm_kind(hollowbrook: dict[str
     assert isinstance(make_runner(TurnHost([hollowbrook], lambda request: {}), "inprocess"), InProcessRunner)
 
 
-def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_where_it_builds() -> None:
-    assert preferred_kind({"SKILLHOUSE_GUEST": "inprocess"}) == "inprocess"
-    assert preferred_kind({"SKILLHOUSE_GUEST": "wasm"}) == "wasm"
-    assert preferred_kind({}) == "wasm"  # componentize-py and the WIT file are both here
+def test_skillhouse_guest_chooses_the_runner_and_wasm_is_the_default_without_a_fallback() -> None:
+    assert Settings.from_env({"SKILLHOUSE_GUEST": "inprocess"}).guest == "inprocess"
+    assert Settings.from_env({"SKILLHOUSE_GUEST": "wasm"}).guest == "wasm"
+    assert Settings.from_env({}).guest == "wasm"  # never the in-process guest unless asked for by name
 
 
 def test_the_build_guest_command_names_the_cached_component_without_building_again(
@@ -132,3 +136,38 @@ def test_the_build_guest_command_names_the_cached_component_without_building_aga
 
     assert result.exit_code == 0
     assert result.stdout.strip() == str(agent_component.compiled)
+
+
+def test_the_compiled_codes_key_changes_with_the_machine_and_the_component() -> None:
+    here = machine()
+
+    assert here.startswith(f"{platform.system()}-{platform.machine()}-")
+    assert machine() == here
+    assert len({native_key("a", here), native_key("a", "Linux-aarch64-0123456789ab"), native_key("b", here)}) == 3
+
+
+def test_compiled_code_for_another_machine_is_compiled_anew_from_the_cached_component(
+    agent_component: BuiltComponent, tmp_path: Path
+) -> None:
+    shutil.copy2(agent_component.wasm, tmp_path / agent_component.wasm.name)
+    steps: list[str] = []
+
+    other = ensure_component(cache_dir=tmp_path, progress=steps.append, machine_id="Linux-x86_64-another-cpu")
+    again = ensure_component(cache_dir=tmp_path, progress=steps.append, machine_id="Linux-x86_64-another-cpu")
+
+    assert other.built and other.key == agent_component.key and other.native != agent_component.native
+    assert other.compiled.name != agent_component.compiled.name and other.compiled.is_file()
+    assert len(steps) == 1 and "wasmtime" in steps[0]  # compiled only: the component was not built again
+    assert not again.built and again.compiled == other.compiled
+    engine = make_engine()
+    assert Component.deserialize_file(engine, str(other.compiled)) is not None
+
+
+def test_compiled_code_the_engine_refuses_is_compiled_again_on_load(agent_component: BuiltComponent, tmp_path: Path) -> None:
+    shutil.copy2(agent_component.wasm, tmp_path / agent_component.wasm.name)
+    (tmp_path / agent_component.compiled.name).write_bytes(b"\x7fELF written by some other wasmtime")
+
+    loaded = loaded_component(cache_dir=tmp_path)
+
+    assert loaded.component is not None
+    assert (tmp_path / agent_component.compiled.name).stat().st_size == agent_component.compiled.stat().st_size

@@ -16,5 +16,6 @@ from skillhouse.api.console import routes_approvals, routes_audit, routes_auth, 
 router = APIRouter(include_in_schema=False)
 for _module in (routes_auth, routes_approvals, routes_registry, routes_audit):
     router.include_router(_module.router)
+router.include_router(routes_auth.not_found_router)  # last: it matches every /console path
 
 __all__ = ["router"]

@@ -1,4 +1,6 @@
-"""Signing in and out of the console, its home, and its stylesheet (the pages open to anyone but sign-out)."""
+"""Signing in and out of the console (sign-out ends the session on the server), its home (also the site's:
+``/`` leads here), its stylesheet, and the "not found" page of every other ``/console`` path
+(:data:`not_found_router`, included last)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from skillhouse.api.console.pages import STYLESHEET, page
 from skillhouse.api.console.routing import ConsoleRoute, safe_next
 from skillhouse.api.console.sessions import (
+    ConsoleRefusal,
     FieldsDep,
     FormDep,
     RunSessionDep,
@@ -31,6 +34,12 @@ def _sign_in_form(request: Request, next_path: str, status: int = 200, problem: 
     response = page(request, "sign_in.html", None, status=status, next=next_path, problem=problem, csrf=csrf)
     remember_sign_in_token(request, response, settings, csrf)
     return response
+
+
+@router.get("/")
+def site_home() -> RedirectResponse:
+    # the API has no page of its own; a person opening the server's address wants the console
+    return RedirectResponse("/console", status_code=303)
 
 
 @router.get("/console")
@@ -75,3 +84,12 @@ def sign_out(request: Request, session: RunSessionDep, form: FormDep) -> Respons
     response = RedirectResponse("/console/sign-in", status_code=303)
     end_session(request, response)
     return response
+
+
+not_found_router = APIRouter(route_class=ConsoleRoute)
+
+
+@not_found_router.api_route("/console/{_rest:path}", methods=["GET", "HEAD", "POST"])
+def not_found(_rest: str) -> Response:
+    """People who mistype a console address get the console's page, not the API's JSON."""
+    raise ConsoleRefusal(404, "not-found", "There is no console page at this address.")

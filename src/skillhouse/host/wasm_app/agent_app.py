@@ -30,7 +30,7 @@ def _current() -> Guest:
 
 
 class WitWorld:
-    """The exports of ``wit/agent.wit``."""
+    """The exports of ``host/wit/agent.wit``."""
 
     def list_tools(self) -> str:
         return _current().list_tools()
