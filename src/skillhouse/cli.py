@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from skillhouse.compiler import compile_dir, neutral_tool
-from skillhouse.skill import SkillError
+if TYPE_CHECKING:
+    from skillhouse.skill import SkillError
 
 app = typer.Typer(
     name="skillhouse",
@@ -31,6 +31,9 @@ def _report(errors: list[SkillError]) -> None:
 
 
 def _compiled_or_exit(path: Path, version: str | None = None) -> Any:
+    # imported here, not at the top: `skillhouse --help` need not load the compiler
+    from skillhouse.compiler import compile_dir
+
     compiled, errors = compile_dir(path, version)
     if compiled is None:
         _report(errors)
@@ -41,6 +44,8 @@ def _compiled_or_exit(path: Path, version: str | None = None) -> Any:
 @app.command()
 def check(paths: Annotated[list[Path], typer.Argument(help="Skill package directories.")]) -> None:
     """Check skill packages; print each error as FILE:LINE: CODE: message."""
+    from skillhouse.compiler import compile_dir  # here: start-up time (see _compiled_or_exit)
+
     failed = 0
     for path in paths:
         compiled, errors = compile_dir(path)
@@ -86,6 +91,7 @@ def tools(
     ] = None,
 ) -> None:
     """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
+    from skillhouse.compiler import neutral_tool
     from skillhouse.compiler.profiles import ProfileError, provider_tools
 
     compiled = _compiled_or_exit(path)

@@ -1,7 +1,8 @@
 """The registry's commands: ``skillhouse serve``, ``skillhouse publish`` and ``skillhouse tokens``.
 
 Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
-them to the main Typer app.
+them to the main Typer app. The store, the registry and httpx are imported inside the commands that
+use them, so ``skillhouse --help`` and the offline commands never load the server stack.
 """
 
 from __future__ import annotations
@@ -9,16 +10,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 
-from skillhouse.compiler import compile_dir
 from skillhouse.registry.errors import RegistryError
-from skillhouse.registry.tokens import create_token, list_tokens, revoke_token
 from skillhouse.settings import Settings
-from skillhouse.store import open_database
+
+if TYPE_CHECKING:
+    import httpx
 
 tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
 
@@ -34,6 +34,10 @@ def tokens_create(
     label: Annotated[str, typer.Option("--label", help="What the token is for.")] = "",
 ) -> None:
     """Create a token and print it once (only its hash is stored)."""
+    # imported here, not at the top: SQLAlchemy would add ~0.4 s to every command's start-up
+    from skillhouse.registry.tokens import create_token
+    from skillhouse.store import open_database
+
     database = open_database(Settings.from_env().database_url)
     try:
         with database.transaction() as session:
@@ -47,6 +51,9 @@ def tokens_create(
 @tokens_app.command("list")
 def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
     """List tokens (id, tenant, hint, state); never their secrets."""
+    from skillhouse.registry.tokens import list_tokens  # here: start-up time (see tokens_create)
+    from skillhouse.store import open_database
+
     database = open_database(Settings.from_env().database_url)
     with database.transaction() as session:
         infos = list_tokens(session, tenant)
@@ -58,6 +65,9 @@ def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
     """Revoke a token: requests with it are refused from now on."""
+    from skillhouse.registry.tokens import revoke_token  # here: start-up time (see tokens_create)
+    from skillhouse.store import open_database
+
     database = open_database(Settings.from_env().database_url)
     try:
         with database.transaction() as session:
@@ -85,6 +95,10 @@ def publish(
     version: Annotated[str | None, typer.Option("--version", help="Version (default: SKILL.md metadata.version).")] = None,
 ) -> None:
     """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
+    import httpx  # here: start-up time of the commands that never reach a server
+
+    from skillhouse.compiler import compile_dir
+
     token = os.environ.get("SKILLHOUSE_TOKEN", "")
     if not token:
         _fail("error: set SKILLHOUSE_TOKEN to an API token (skillhouse tokens create --tenant T)", 2)
