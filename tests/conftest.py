@@ -11,7 +11,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
-CORPUS = ROOT.parent / "shared" / "corpus" / "openapi"
 # The built guest component is cached in the repo's ignored .data/, so only the first run builds it.
 os.environ.setdefault("SKILLHOUSE_GUEST_CACHE", str(ROOT / ".data" / "guest"))
 
