@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# PostgreSQL, the browser and the wasm guest: found or started, and reported on the run's last line
+pytest_plugins = ["tests.real_parts"]
+
 ROOT = Path(__file__).resolve().parents[1]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 # The built guest component is cached in the repo's ignored .data/, so only the first run builds it.

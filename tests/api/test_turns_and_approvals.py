@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
-from tests.api.conftest import POSTGRES_URL
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
@@ -35,9 +35,8 @@ def house() -> Iterator[HollowbrookHTTPServer]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[TestClient]:
-    if request.param == "postgresql" and not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with scratch_database(request.param, tmp_path, POSTGRES_URL) as database:
+    server = postgres_url() if request.param == "postgresql" else None
+    with scratch_database(request.param, tmp_path, server) as database:
         settings = Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess",
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())
