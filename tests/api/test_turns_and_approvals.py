@@ -33,11 +33,14 @@ def house() -> Iterator[HollowbrookHTTPServer]:
         yield server
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+# The default guest (the wasm component, from SKILLHOUSE_GUEST_CACHE) on both databases; the
+# in-process guest once, so the two runners are held to the same answers.
+@pytest.fixture(params=[("sqlite", "wasm"), ("postgresql", "wasm"), ("sqlite", "inprocess")], ids="-".join)
 def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[TestClient]:
-    server = postgres_url() if request.param == "postgresql" else None
-    with scratch_database(request.param, tmp_path, server) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess",
+    kind, guest = request.param
+    server = postgres_url() if kind == "postgresql" else None
+    with scratch_database(kind, tmp_path, server) as database:
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest,
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)
