@@ -168,39 +168,36 @@ def translate(
 @app.command("import-openapi")
 def import_openapi_command(
     spec: Annotated[Path, typer.Argument(help="An OpenAPI 3.x or Swagger 2.0 spec, JSON or YAML.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the skill in (its name is the skill's).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory the skill goes in, as DIR/NAME.")],
     name: Annotated[str | None, typer.Option("--name", help="Skill name (default: from the spec's title).")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Only operations matching (glob on name, operationId, 'METHOD /path', tag:T).")] = None,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Leave out operations matching (same patterns).")] = None,
     server: Annotated[str | None, typer.Option("--server", help="Base URL instead of the spec's servers.")] = None,
     report_file: Annotated[Path | None, typer.Option("--report", help="Also write the full report as JSON here.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", help="List written operations too.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="A line per operation, with what was changed or why skipped.")] = False,
 ) -> None:
-    """Write a skill package from an OpenAPI spec; report each operation written, adapted or skipped."""
-    from rich.progress import Progress
-
+    """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
+    from skillhouse.cli_output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
 
     try:
-        document = load_spec(spec)
-        with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
-            task = bar.add_task("importing operations", total=None)
+        with ImportProgress(err) as progress:
+            progress.parsing(spec)
+            document = load_spec(spec)
             result = import_openapi(
-                document,
-                name=name or (out_dir.name if out_dir.name and out_dir.name == out_dir.name.lower() else None),
-                include=include or (),
-                exclude=exclude or (),
-                server=server,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-    except SpecError as exc:
+                document, name=name, include=include or (), exclude=exclude or (), server=server,
+                progress=progress.operations,
+            )  # fmt: skip
+    except (SpecError, OSError) as exc:
         print(f"{spec}: cannot import: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
-    target = out_dir if out_dir.name == result.name else out_dir / result.name
+    target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
     result.report.spec = str(spec)
     for line in result.report.lines(verbose):
         print(line, file=sys.stderr)
+    if not verbose and any(o.status != "written" for o in result.report.outcomes):
+        print("each operation's changes and reasons: --verbose, or --report FILE", file=sys.stderr)
     if report_file is not None:
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
@@ -210,9 +207,10 @@ def import_openapi_command(
 @app.command("export")
 def export_command(
     path: Annotated[Path, typer.Argument(help="A skill package directory or a release JSON file.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Directory for the Agent Skills bundle.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory the bundle goes in, as DIR/NAME.")],
 ) -> None:
     """Export a skill as an Agent Skills bundle with a generated "The call" reference per operation."""
+    from skillhouse.cli_output import skill_directory_or_exit
     from skillhouse.export import export_release, write_bundle
 
     if path.is_file():
@@ -226,7 +224,7 @@ def export_command(
             raise typer.Exit(1)
     else:
         document = _compiled_or_exit(path).document
-    target = out_dir if out_dir.name == document["skill"] else out_dir / str(document["skill"])
+    target = skill_directory_or_exit(out_dir, str(document["skill"]))
     files = export_release(document)
     write_bundle(files, target)
     err.print(f"wrote {target} ({len(files)} files)")
