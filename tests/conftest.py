@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 # The built guest component is cached in the repo's ignored .data/, so only the first run builds it.
 os.environ.setdefault("SKILLHOUSE_GUEST_CACHE", str(ROOT / ".data" / "guest"))
+# The CLI's release cache too, never the user's ~/.cache.
+os.environ.setdefault("SKILLHOUSE_RELEASE_CACHE", str(ROOT / ".data" / "releases"))
 
 SKILL_MD = """\
 ---

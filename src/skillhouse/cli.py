@@ -94,8 +94,8 @@ def tools(
     from skillhouse.compiler import neutral_tool
     from skillhouse.compiler.profiles import ProfileError, provider_tools
 
-    compiled = _compiled_or_exit(path)
-    definitions = [neutral_tool(op) for op in compiled.operations]
+    document = _release_document(path)
+    definitions = [neutral_tool(op) for op in document["operations"]]
     if provider is None:
         if deferred or shape is not None:
             err.print("[red]--deferred and --shape need --provider[/red]")
@@ -109,11 +109,22 @@ def tools(
     except ProfileError as problem:
         err.print(f"[red]{problem}[/red]")
         raise typer.Exit(2) from None
-    report = compiled.document["compatibility"]["profiles"].get(provider, {})
+    report = document["compatibility"]["profiles"].get(provider, {})
     for name, verdict in report.items():
         if verdict["status"] == "refused":
             err.print(f"[yellow]{name} left out for {provider}: {verdict['reason']}[/yellow]")
     print(json.dumps(listing, indent=2, ensure_ascii=False))
+
+
+def _release_document(path: Path) -> dict[str, Any]:
+    """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
+    from skillhouse.release_cache import cached_release, remember_release
+
+    document = cached_release(path)
+    if document is None:
+        document = _compiled_or_exit(path).document
+        remember_release(path, document)
+    return document
 
 
 def _guest_eager_tools() -> list[dict[str, Any]]:
@@ -193,6 +204,10 @@ def import_openapi_command(
         raise typer.Exit(2) from None
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
+    if result.compiled is not None:  # `skillhouse tools` on the new skill then reads this instead of compiling
+        from skillhouse.release_cache import remember_release
+
+        remember_release(target, result.compiled.document)
     result.report.spec = str(spec)
     for line in result.report.lines(verbose):
         print(line, file=sys.stderr)
