@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from skillhouse.skill import SkillError
 
 app = typer.Typer(
@@ -20,8 +21,25 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
+
+
+class _LazyConsole:
+    """A rich Console made on first use: importing rich costs ~25 ms of start-up most commands never need."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return getattr(self._console, name)
+
+
+err = cast("Console", _LazyConsole(stderr=True))
+out = cast("Console", _LazyConsole(stderr=False))
 
 
 def _report(errors: list[SkillError]) -> None:
