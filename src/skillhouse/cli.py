@@ -20,6 +20,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help and usage errors: rich's help rendering alone would double `skillhouse --help`'s start-up
+    rich_markup_mode=None,
 )
 
 
