@@ -94,7 +94,15 @@ def run() -> str:
                 f"| {spec.name} | {statistics.median(imports):.2f} s | {statistics.median(tools):.2f} s | "
                 f"{total:.2f} s | {alone:.2f} s | {total / alone:.2f} |"
             )
-    lines += ["", f"Largest ratio: {worst:.2f} ({'meets' if worst <= 1.5 else 'misses'} the 1.5 target)."]
+        # what two processes cost before any work: the interpreter, typer and the compiler, twice
+        start = statistics.median(_cpu([sys.executable, "-c", "import skillhouse.cli, skillhouse.compiler"], env) for _ in range(HELP_REPEAT))
+    lines += [
+        "",
+        f"Largest ratio: {worst:.2f} ({'meets' if worst <= 1.5 else 'misses'} the 1.5 target). The CLI path starts two "
+        f"processes; their start-up alone (interpreter, command line, compiler) is {2 * start:.2f} s, so on a small "
+        "spec, whose whole in-process import takes about as long, the ratio stays near 2-3 whatever the commands do; "
+        "the compile is not repeated (`tools` reads the release `import-openapi` compiled).",
+    ]
     return "\n".join(lines) + "\n"
 
 
