@@ -212,7 +212,7 @@ def import_openapi_command(
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
 
     try:
-        with ImportProgress(err) as progress:
+        with ImportProgress() as progress:
             progress.parsing(spec)
             document = load_spec(spec)
             result = import_openapi(

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.progress import Progress, TaskID
 
 
@@ -64,18 +63,18 @@ class ImportProgress:
     STEPS = 10
     """Plain output prints a line each tenth of the operations, not one per operation."""
 
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.live = console.is_terminal
+    def __init__(self) -> None:
+        self.live = sys.stderr.isatty()
         self.bar: Progress | None = None
         self.task: TaskID | None = None
         self.shown_step = -1
 
     def __enter__(self) -> ImportProgress:
         if self.live:
+            from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(console=self.console, transient=True)
+            self.bar = Progress(console=Console(stderr=True), transient=True)
             self.bar.start()
             self.task = self.bar.add_task("starting", total=None)
         return self
