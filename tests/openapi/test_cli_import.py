@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 from tests.openapi.specs import openapi
@@ -95,3 +99,35 @@ def test_import_refuses_a_non_empty_directory_that_is_not_a_skill(tmp_path: Path
     (tmp_path / "file").write_text("x")
     result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "file"), "--name", "things"])
     assert result.exit_code == 2 and "error: out-not-a-directory: " in result.stderr
+
+
+def test_on_a_terminal_the_progress_is_a_live_bar_and_the_import_completes(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(openapi({f"/r{i}": {"get": {"operationId": f"get{i}"}} for i in range(30)})))
+    controller, terminal = os.openpty()
+    seen = bytearray()
+
+    def read() -> None:  # drained while the command runs, so a full terminal buffer never blocks it
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal's other end closed
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        done = subprocess.run([sys.executable, "-m", "skillhouse.cli", "import-openapi", str(spec), "--out", str(tmp_path / "out"),
+                               "--name", "many"], stderr=terminal, stdout=subprocess.PIPE, timeout=120, check=False)
+    finally:
+        os.close(terminal)
+        reader.join(timeout=30)
+        os.close(controller)
+    text = seen.decode(errors="replace")
+    assert done.returncode == 0, text
+    assert "importing operations: " not in text  # the plain lines are for logs, not terminals
+    assert "30 operations: 30 written" in text and "wrote " in text
+    assert compile_dir(tmp_path / "out" / "many")[0] is not None
