@@ -1,6 +1,6 @@
 """One tool call, skillhouse against FastMCP's OpenAPI provider, in the same process.
 
-Petstore ``addPet`` (shared/corpus/openapi/petstore-v3.yaml), the same arguments, the same
+Petstore ``addPet`` (the vendored petstore-v3.yaml, tests/data/openapi), the same arguments, the same
 ``httpx.MockTransport`` answering. FastMCP's server-side path is ``OpenAPITool.run``: it validates,
 builds the request and sends it through its client. Ours is ``build_request`` (validate + translate,
 what the guest does before ``fetch_url``); the row with the mock send adds the same transport call.
@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests.corpus import corpus_spec
 
 from skillhouse.guest import build_request
 
 ROOT = Path(__file__).resolve().parents[1]
-PETSTORE = ROOT.parent / "shared" / "corpus" / "openapi" / "petstore-v3.yaml"
+PETSTORE = corpus_spec("petstore-v3.yaml")
 ARGUMENTS = {
     "id": 10,
     "name": "doggie",

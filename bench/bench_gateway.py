@@ -11,7 +11,7 @@ Two gateway paths are measured, on SQLite (a temporary file) and PostgreSQL (a f
 - fresh: every request has its own identity, so each claims a new key, sends, and stores its response;
 - replay: every request repeats an identity that already completed, so it is answered from the store.
 
-Target (shared/TARGETS.md): gateway ≥ 0.5 × direct.
+Target: gateway ≥ 0.5 × direct.
 """
 
 from __future__ import annotations

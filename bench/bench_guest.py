@@ -1,7 +1,7 @@
 """Per-call cost of the guest: validating a call's arguments and translating it into its request.
 
 Hollowbrook's ``create_booking`` (five flat arguments) and Stripe's ``POST /v1/checkout/sessions``
-as the OpenAPI wizard imports it from ``shared/corpus/openapi/stripe-2023-09.yaml`` (a form-encoded
+as the OpenAPI wizard imports it from the vendored ``stripe-2023-09.yaml`` (tests/data/openapi) (a form-encoded
 operation whose expanded schema is about 25 KB), each called with realistic arguments.
 """
 
@@ -13,11 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.corpus import corpus_spec
+
 from skillhouse.compiler import compile_dir
 from skillhouse.guest import build_request, translate, validate
 
 ROOT = Path(__file__).resolve().parents[1]
-STRIPE_SPEC = ROOT.parent / "shared" / "corpus" / "openapi" / "stripe-2023-09.yaml"
+STRIPE_SPEC = corpus_spec("stripe-2023-09.yaml")
 
 BOOKING = {
     "room_id": 2,

@@ -19,8 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.corpus import unpacked_corpus
+
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "openapi"
+CORPUS = unpacked_corpus()
 SPECS = ["stripe-2023-09.yaml", "stripe-2018-12.json", "openai.yaml", "jira-platform.json"]
 TIMEOUT = float(os.environ.get("SKILLHOUSE_BENCH_TIMEOUT", "300"))
 REPEAT = int(os.environ.get("SKILLHOUSE_BENCH_REPEAT", "3"))

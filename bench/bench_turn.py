@@ -1,6 +1,6 @@
 """Turn start: the tools of 500 bound operations against reading their release from the store.
 
-The target (shared/TARGETS.md): a turn's tools in ≤ 2 × the time to read the release. "Read" is the
+The target: a turn's tools in ≤ 2 × the time to read the release. "Read" is the
 release row fetched and its canonical JSON parsed (no cache); "tools" is what a turn start does with
 the document: the provider's tool list (``Turn.tools()``), and the guest's catalogue (``list_tools``).
 """

@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
+# PostgreSQL, the browser and the wasm guest: found or started, and reported on the run's last line
+pytest_plugins = ["tests.real_parts"]
+
 ROOT = Path(__file__).resolve().parents[1]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
-CORPUS = ROOT.parent / "shared" / "corpus" / "openapi"
 # The built guest component is cached in the repo's ignored .data/, so only the first run builds it.
 os.environ.setdefault("SKILLHOUSE_GUEST_CACHE", str(ROOT / ".data" / "guest"))
+# The CLI's release cache too, never the user's ~/.cache.
+os.environ.setdefault("SKILLHOUSE_RELEASE_CACHE", str(ROOT / ".data" / "releases"))
 
 SKILL_MD = """\
 ---
@@ -48,3 +52,11 @@ def make_package(tmp_path: Path) -> PackageFactory:
         return root
 
     return make
+
+
+@pytest.fixture(scope="session")
+def warm_guest_cache() -> Path:
+    """The guest component built (or found) in the suite's cache, for tests that expect a warm start."""
+    from skillhouse.host.wasm_build import default_cache_dir, ensure_component
+
+    return ensure_component(cache_dir=default_cache_dir()).wasm

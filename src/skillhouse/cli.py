@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from rich.console import Console
 
-from skillhouse.compiler import compile_dir, neutral_tool
-from skillhouse.skill import SkillError
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillhouse.skill import SkillError
 
 app = typer.Typer(
     name="skillhouse",
@@ -19,9 +20,28 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help and usage errors: rich's help rendering alone would double `skillhouse --help`'s start-up
+    rich_markup_mode=None,
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
+
+
+class _LazyConsole:
+    """A rich Console made on first use: importing rich costs ~25 ms of start-up most commands never need."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return getattr(self._console, name)
+
+
+err = cast("Console", _LazyConsole(stderr=True))
+out = cast("Console", _LazyConsole(stderr=False))
 
 
 def _report(errors: list[SkillError]) -> None:
@@ -31,6 +51,9 @@ def _report(errors: list[SkillError]) -> None:
 
 
 def _compiled_or_exit(path: Path, version: str | None = None) -> Any:
+    # imported here, not at the top: `skillhouse --help` need not load the compiler
+    from skillhouse.compiler import compile_dir
+
     compiled, errors = compile_dir(path, version)
     if compiled is None:
         _report(errors)
@@ -41,6 +64,8 @@ def _compiled_or_exit(path: Path, version: str | None = None) -> Any:
 @app.command()
 def check(paths: Annotated[list[Path], typer.Argument(help="Skill package directories.")]) -> None:
     """Check skill packages; print each error as FILE:LINE: CODE: message."""
+    from skillhouse.compiler import compile_dir  # here: start-up time (see _compiled_or_exit)
+
     failed = 0
     for path in paths:
         compiled, errors = compile_dir(path)
@@ -86,10 +111,11 @@ def tools(
     ] = None,
 ) -> None:
     """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
+    from skillhouse.compiler import neutral_tool
     from skillhouse.compiler.profiles import ProfileError, provider_tools
 
-    compiled = _compiled_or_exit(path)
-    definitions = [neutral_tool(op) for op in compiled.operations]
+    document = _release_document(path)
+    definitions = [neutral_tool(op) for op in document["operations"]]
     if provider is None:
         if deferred or shape is not None:
             err.print("[red]--deferred and --shape need --provider[/red]")
@@ -103,11 +129,22 @@ def tools(
     except ProfileError as problem:
         err.print(f"[red]{problem}[/red]")
         raise typer.Exit(2) from None
-    report = compiled.document["compatibility"]["profiles"].get(provider, {})
+    report = document["compatibility"]["profiles"].get(provider, {})
     for name, verdict in report.items():
         if verdict["status"] == "refused":
             err.print(f"[yellow]{name} left out for {provider}: {verdict['reason']}[/yellow]")
     print(json.dumps(listing, indent=2, ensure_ascii=False))
+
+
+def _release_document(path: Path) -> dict[str, Any]:
+    """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
+    from skillhouse.release_cache import cached_release, remember_release
+
+    document = cached_release(path)
+    if document is None:
+        document = _compiled_or_exit(path).document
+        remember_release(path, document)
+    return document
 
 
 def _guest_eager_tools() -> list[dict[str, Any]]:
@@ -162,39 +199,40 @@ def translate(
 @app.command("import-openapi")
 def import_openapi_command(
     spec: Annotated[Path, typer.Argument(help="An OpenAPI 3.x or Swagger 2.0 spec, JSON or YAML.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the skill in (its name is the skill's).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory the skill goes in, as DIR/NAME.")],
     name: Annotated[str | None, typer.Option("--name", help="Skill name (default: from the spec's title).")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Only operations matching (glob on name, operationId, 'METHOD /path', tag:T).")] = None,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Leave out operations matching (same patterns).")] = None,
     server: Annotated[str | None, typer.Option("--server", help="Base URL instead of the spec's servers.")] = None,
     report_file: Annotated[Path | None, typer.Option("--report", help="Also write the full report as JSON here.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", help="List written operations too.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="A line per operation, with what was changed or why skipped.")] = False,
 ) -> None:
-    """Write a skill package from an OpenAPI spec; report each operation written, adapted or skipped."""
-    from rich.progress import Progress
-
+    """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
+    from skillhouse.cli_output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
 
     try:
-        document = load_spec(spec)
-        with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
-            task = bar.add_task("importing operations", total=None)
+        with ImportProgress() as progress:
+            progress.parsing(spec)
+            document = load_spec(spec)
             result = import_openapi(
-                document,
-                name=name or (out_dir.name if out_dir.name and out_dir.name == out_dir.name.lower() else None),
-                include=include or (),
-                exclude=exclude or (),
-                server=server,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-    except SpecError as exc:
+                document, name=name, include=include or (), exclude=exclude or (), server=server,
+                progress=progress.operations,
+            )  # fmt: skip
+    except (SpecError, OSError) as exc:
         print(f"{spec}: cannot import: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
-    target = out_dir if out_dir.name == result.name else out_dir / result.name
+    target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
+    if result.compiled is not None:  # `skillhouse tools` on the new skill then reads this instead of compiling
+        from skillhouse.release_cache import remember_release
+
+        remember_release(target, result.compiled.document)
     result.report.spec = str(spec)
     for line in result.report.lines(verbose):
         print(line, file=sys.stderr)
+    if not verbose and any(o.status != "written" for o in result.report.outcomes):
+        print("each operation's changes and reasons: --verbose, or --report FILE", file=sys.stderr)
     if report_file is not None:
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
@@ -204,9 +242,10 @@ def import_openapi_command(
 @app.command("export")
 def export_command(
     path: Annotated[Path, typer.Argument(help="A skill package directory or a release JSON file.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Directory for the Agent Skills bundle.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory the bundle goes in, as DIR/NAME.")],
 ) -> None:
     """Export a skill as an Agent Skills bundle with a generated "The call" reference per operation."""
+    from skillhouse.cli_output import skill_directory_or_exit
     from skillhouse.export import export_release, write_bundle
 
     if path.is_file():
@@ -220,7 +259,7 @@ def export_command(
             raise typer.Exit(1)
     else:
         document = _compiled_or_exit(path).document
-    target = out_dir if out_dir.name == document["skill"] else out_dir / str(document["skill"])
+    target = skill_directory_or_exit(out_dir, str(document["skill"]))
     files = export_release(document)
     write_bundle(files, target)
     err.print(f"wrote {target} ({len(files)} files)")

@@ -1,7 +1,7 @@
 """The gateway's commands: ``skillhouse approvals list|show|approve|deny`` and ``skillhouse credentials set|list|delete``.
 
 They act on the store named by the settings (``SKILLHOUSE_DATABASE_URL`` or the data directory) for
-one ``--tenant``, through the same gateway stores the API uses, so a decision here counts once with
+one tenant (``--tenant``, or for approvals the tenant of the ``SKILLHOUSE_TOKEN`` token), through the same gateway stores the API uses, so a decision here counts once with
 decisions made in the API or the console. A credential's secret is read from standard input (or a
 hidden prompt), never from the command line where shell history and ``ps`` would keep it, and is
 never printed. Every refusal prints ``error: CODE: message`` and exits 1 (2 for bad settings).
@@ -9,22 +9,29 @@ never printed. Every refusal prints ``error: CODE: message`` and exits 1 (2 for 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import parse_qsl, urlsplit
 
 import typer
 
-from skillhouse.gateway import Gateway, GatewayError, make_gateway
 from skillhouse.settings import Settings
-from skillhouse.store import open_database
+
+if TYPE_CHECKING:
+    from skillhouse.gateway import Gateway
 
 approvals_app = typer.Typer(help="Held requests: list them, show one in full, approve or deny.", no_args_is_help=True)
 credentials_app = typer.Typer(help="Credentials the gateway injects, per tenant, host and header.", no_args_is_help=True)
 
 Tenant = Annotated[str, typer.Option("--tenant", help="The tenant whose approvals or credentials these are.")]
+TenantOrToken = Annotated[
+    str | None, typer.Option("--tenant", help="The tenant whose approvals these are (default: SKILLHOUSE_TOKEN's).")
+]
 States = ("pending", "approved", "denied", "used", "expired")
 
 
@@ -35,6 +42,10 @@ def _fail(code: str, message: str, status: int = 1) -> typer.Exit:
 
 @contextmanager
 def _gateway() -> Iterator[Gateway]:
+    # imported here, not at the top: the gateway and SQLAlchemy would add ~0.4 s to every command's start-up
+    from skillhouse.gateway import GatewayError, make_gateway
+    from skillhouse.store import open_database
+
     try:
         settings = Settings.from_env()
         database = open_database(settings.database_url)
@@ -54,38 +65,80 @@ def _gateway() -> Iterator[Gateway]:
         database.dispose()
 
 
+def _tenant(gateway: Gateway, tenant: str | None) -> str:
+    """``--tenant`` when given, else the tenant of the ``SKILLHOUSE_TOKEN`` token."""
+    from skillhouse.registry.tokens import TokenRejected, authenticate  # here: start-up time (see _gateway)
+
+    if tenant:
+        return tenant
+    token = os.environ.get("SKILLHOUSE_TOKEN", "")
+    if not token:
+        raise _fail("no-tenant", "give --tenant T or set SKILLHOUSE_TOKEN to one of the tenant's API tokens", 2)
+    try:
+        with gateway.database.transaction() as session:
+            return authenticate(session, token).id
+    except TokenRejected as exc:
+        raise _fail(exc.code, f"SKILLHOUSE_TOKEN: {exc.message}", 2) from None
+
+
+def iso_time(seconds: float) -> str:
+    """A stored epoch time as ISO 8601 in UTC, to the second: ``2030-05-01T12:00:00Z``."""
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def request_summary(request: dict[str, Any], most: int = 4) -> str:
+    """One line for a held (canonical) request: method, path, and its first few scalar arguments from query and body."""
+    parts = urlsplit(str(request.get("url", "")))
+    arguments: list[tuple[str, Any]] = parse_qsl(parts.query, keep_blank_values=True)
+    body = request.get("body") or {}  # canonical: {"json": value} or {"text": the body as sent}
+    decoded = body.get("json") if "json" in body else dict(parse_qsl(str(body.get("text", "")), keep_blank_values=True))
+    if isinstance(decoded, dict):
+        arguments += [(str(k), v) for k, v in decoded.items() if not isinstance(v, dict | list)]
+    shown = " ".join(f"{name}={_short(value)}" for name, value in arguments[:most])
+    more = f" (+{len(arguments) - most} more)" if len(arguments) > most else ""
+    return f"{request.get('method', '?')} {parts.path or '/'}" + (f" {shown}{more}" if shown else "")
+
+
+def _short(value: Any, width: int = 24) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return json.dumps(text) if isinstance(value, str) and (not text or " " in text or "\t" in text) else text
+
+
 @approvals_app.command("list")
 def approvals_list(
-    tenant: Tenant,
+    tenant: TenantOrToken = None,
     state: Annotated[str | None, typer.Option("--state", help=f"Only this state: {', '.join(States)}.")] = None,
 ) -> None:
-    """One line per approval, newest first: id, state, operation, request line, expiry."""
+    """One line per approval, newest first: id, state, operation, the request in short, created and expiry (UTC)."""
     if state is not None and state not in States:
         raise _fail("invalid-state", f"--state must be one of {', '.join(States)}")
     with _gateway() as gateway:
-        for approval in gateway.approvals.list(tenant, state):
-            request = approval.canonical
-            line = f"{request.get('method', '?')} {request.get('url', '?')}"
-            print(f"{approval.id}\t{approval.state}\t{approval.operation or '-'}\t{line}\texpires {approval.expires_at:.0f}")
+        for approval in gateway.approvals.list(_tenant(gateway, tenant), state):
+            print(f"{approval.id}\t{approval.state}\t{approval.operation or '-'}\t{request_summary(approval.canonical)}"
+                  f"\tcreated {iso_time(approval.created_at)}\texpires {iso_time(approval.expires_at)}")
 
 
 @approvals_app.command("show")
-def approvals_show(approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")], tenant: Tenant) -> None:
+def approvals_show(
+    approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")], tenant: TenantOrToken = None
+) -> None:
     """The approval as JSON: the exact request held, its commitment, state and expiry."""
     with _gateway() as gateway:
-        print(json.dumps(gateway.approvals.get(tenant, approval_id).document(), indent=2, ensure_ascii=False))
+        approval = gateway.approvals.get(_tenant(gateway, tenant), approval_id)
+        print(json.dumps(approval.document(), indent=2, ensure_ascii=False))
 
 
-def _decide(approval_id: str, tenant: str, approve: bool, by: str) -> None:
+def _decide(approval_id: str, tenant: str | None, approve: bool, by: str) -> None:
     with _gateway() as gateway:
-        approval = gateway.approvals.decide(tenant, approval_id, approve, by[:200])
+        approval = gateway.approvals.decide(_tenant(gateway, tenant), approval_id, approve, by[:200])
     print(f"{approval.id} {approval.state}", file=sys.stderr)
 
 
 @approvals_app.command("approve")
 def approvals_approve(
     approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")],
-    tenant: Tenant,
+    tenant: TenantOrToken = None,
     by: Annotated[str, typer.Option("--by", help="Who decides (recorded).")] = "cli",
 ) -> None:
     """Approve a pending request: the identical request then runs once."""
@@ -95,7 +148,7 @@ def approvals_approve(
 @approvals_app.command("deny")
 def approvals_deny(
     approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")],
-    tenant: Tenant,
+    tenant: TenantOrToken = None,
     by: Annotated[str, typer.Option("--by", help="Who decides (recorded).")] = "cli",
 ) -> None:
     """Deny a pending request: it never runs, and retrying it is refused (approval-denied)."""

@@ -1,7 +1,8 @@
 """The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli_serve`).
 
 Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
-them to the main Typer app.
+them to the main Typer app. The store, the registry and httpx are imported inside the commands that
+use them, so ``skillhouse --help`` and the offline commands never load the server stack.
 """
 
 from __future__ import annotations
@@ -9,15 +10,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 
-from skillhouse.compiler import compile_dir
 from skillhouse.registry.errors import RegistryError
-from skillhouse.registry.tokens import DEFAULT_SCOPE, SCOPES, create_token, list_tokens, revoke_token
-from skillhouse.store import Database
+from skillhouse.registry.scopes import DEFAULT_SCOPE, SCOPES
+
+if TYPE_CHECKING:
+    import httpx
+
+    from skillhouse.store import Database
 
 tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
 
@@ -43,6 +46,9 @@ def tokens_create(
                      ] = DEFAULT_SCOPE,
 ) -> None:
     """Create a token of a scope (run unless asked) and print it once (only its hash is stored)."""
+    # imported here, not at the top: SQLAlchemy would add ~0.4 s to every command's start-up
+    from skillhouse.registry.tokens import create_token
+
     database = _store("tokens create")
     try:
         with database.transaction() as session:
@@ -56,6 +62,8 @@ def tokens_create(
 @tokens_app.command("list")
 def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant's tokens.")] = None) -> None:
     """List tokens (id, tenant, hint, scope, state, label); never their secrets."""
+    from skillhouse.registry.tokens import list_tokens  # here: start-up time (see tokens_create)
+
     database = _store("tokens list")
     with database.transaction() as session:
         infos = list_tokens(session, tenant)
@@ -67,6 +75,8 @@ def tokens_list(tenant: Annotated[str | None, typer.Option("--tenant", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="The token's id (from `tokens list`).")]) -> None:
     """Revoke a token: requests with it are refused from now on, and its console sessions end."""
+    from skillhouse.registry.tokens import revoke_token  # here: start-up time (see tokens_create)
+
     database = _store("tokens revoke")
     try:
         with database.transaction() as session:
@@ -82,6 +92,10 @@ def publish(
     version: Annotated[str | None, typer.Option("--version", help="Version (default: SKILL.md metadata.version).")] = None,
 ) -> None:
     """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
+    import httpx  # here: start-up time of the commands that never reach a server
+
+    from skillhouse.compiler import compile_dir
+
     token = os.environ.get("SKILLHOUSE_TOKEN", "")
     if not token:
         _fail("error: set SKILLHOUSE_TOKEN to an admin API token (skillhouse tokens create --tenant T --scope admin)", 2)
@@ -120,9 +134,17 @@ def _call(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
-def add_registry_commands(app: typer.Typer) -> None:
-    from skillhouse.cli_serve import serve
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+) -> None:
+    """Run the API and the console (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
+    from skillhouse.cli_serve import serve as run_server  # here: the server stack costs every command ~0.5 s
 
+    run_server(host, port)
+
+
+def add_registry_commands(app: typer.Typer) -> None:
     app.add_typer(tokens_app, name="tokens")
     app.command()(serve)
     app.command()(publish)

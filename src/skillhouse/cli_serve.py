@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
 import typer
 from sqlalchemy.engine import make_url
@@ -130,11 +130,8 @@ def configured_store(command: str) -> Database:
         _refuse(str(exc), command)
 
 
-def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
-) -> None:
-    """Run the API and the console (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
+def serve(host: str, port: int) -> None:
+    """``skillhouse serve``'s work (its options are declared in :mod:`skillhouse.cli_registry`)."""
     import uvicorn
 
     from skillhouse.api import create_app

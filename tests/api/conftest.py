@@ -1,32 +1,30 @@
-"""An API app on a migrated database (SQLite; PostgreSQL too when SKILLHOUSE_TEST_POSTGRES_URL is set),
-with an ``admin`` token for tenants ``acme`` and ``globex`` (``token_for`` makes one of any scope) and the
-Hollowbrook package's files."""
+"""An API app on a migrated database (SQLite and PostgreSQL, see tests/real_parts.py), with an ``admin``
+token for tenants ``acme`` and ``globex`` (``token_for`` makes one of any scope) and the Hollowbrook
+package's files."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store.scratch import scratch_database
 
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 Headers = dict[str, str]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FastAPI]:
-    if request.param == "postgresql" and not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with scratch_database(request.param, tmp_path, POSTGRES_URL) as database:
+    server = postgres_url() if request.param == "postgresql" else None
+    with scratch_database(request.param, tmp_path, server) as database:
         yield create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
 
 

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 from cryptography.fernet import Fernet
-from tests.api.conftest import POSTGRES_URL
 from tests.api.served import serve_processes, serving_in_thread
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
@@ -101,9 +101,8 @@ def settings_for(database_url: str, tmp_path: Path, house: HollowbrookHTTPServer
 def test_a_hundred_identical_bookings_through_the_api_make_one(
     kind: str, tmp_path: Path, house: HollowbrookHTTPServer, hollowbrook_files: dict[str, str]
 ) -> None:
-    if kind == "postgresql" and not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with scratch_database(kind, tmp_path, POSTGRES_URL) as database:
+    server = postgres_url() if kind == "postgresql" else None
+    with scratch_database(kind, tmp_path, server) as database:
         app = create_app(settings_for(database.url, tmp_path, house), database)
         token = token_in(database.url)
         with serving_in_thread(app) as url:
@@ -113,12 +112,10 @@ def test_a_hundred_identical_bookings_through_the_api_make_one(
     assert_one_booking(answers, house)
 
 
-@pytest.mark.skipif(not POSTGRES_URL, reason="SKILLHOUSE_TEST_POSTGRES_URL is not set")
 def test_a_hundred_identical_bookings_split_between_two_serve_processes_make_one(
     tmp_path: Path, house: HollowbrookHTTPServer, hollowbrook_files: dict[str, str]
 ) -> None:
-    assert POSTGRES_URL is not None
-    with postgres_schema_url(POSTGRES_URL) as database_url:
+    with postgres_schema_url(postgres_url()) as database_url:
         token = token_in(database_url)  # migrates the schema first, so the two servers find it ready
         env = {"SKILLHOUSE_DATABASE_URL": database_url, "SKILLHOUSE_DATA_DIR": str(tmp_path),
                "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_RESOLVE": f"hollowbrook.local:8084=127.0.0.1:{house.port}",

@@ -29,10 +29,11 @@ RESEND = {"tool_pack": "comms.v1", "manifest_ref": {"integration_id": "resend.pr
 Headers = dict[str, str]
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[TestClient, Headers, Received]]:
+# the default guest (the wasm component) and the in-process one give the same answers
+@pytest.fixture(params=["wasm", "inprocess"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[TestClient, Headers, Received]]:
     with running_tls_upstream(tmp_path) as (port, ca, received), scratch_database("sqlite", tmp_path) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess", upstream_ca=ca,
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=request.param, upstream_ca=ca,
                             resolve={(name, 443): f"127.0.0.1:{port}" for name in NAMES},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
-from tests.api.conftest import POSTGRES_URL
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
@@ -33,12 +33,14 @@ def house() -> Iterator[HollowbrookHTTPServer]:
         yield server
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+# The default guest (the wasm component, from SKILLHOUSE_GUEST_CACHE) on both databases; the
+# in-process guest once, so the two runners are held to the same answers.
+@pytest.fixture(params=[("sqlite", "wasm"), ("postgresql", "wasm"), ("sqlite", "inprocess")], ids="-".join)
 def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[TestClient]:
-    if request.param == "postgresql" and not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with scratch_database(request.param, tmp_path, POSTGRES_URL) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess",
+    kind, guest = request.param
+    server = postgres_url() if kind == "postgresql" else None
+    with scratch_database(kind, tmp_path, server) as database:
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest,
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)

@@ -116,7 +116,7 @@ def stop(proc: subprocess.Popen[str]) -> list[str]:
 
 
 def test_serve_says_where_its_data_is_the_database_the_console_the_guest_and_that_credentials_are_off(
-    tmp_path: Path, serving: Serve
+    tmp_path: Path, serving: Serve, warm_guest_cache: Path
 ) -> None:
     url, proc = serving()
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from tests.conftest import CORPUS
+from tests.corpus import CORPUS
 
 from skillhouse.compiler.metaschema import schema_problem
 

@@ -1,5 +1,5 @@
 """Console fixtures: one world and one served console per session, one Chromium per session, a fresh
-browser context per test, and screenshots (``SKILLHOUSE_SCREENSHOTS`` picks the folder; ``make
+browser context per test (Chromium found by tests/real_parts.py), and screenshots (``SKILLHOUSE_SCREENSHOTS`` picks the folder; ``make
 screenshots`` points it at ``docs/screenshots``)."""
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.console.world import World, build_world, console_app, serving
+from tests.real_parts import chromium
 
 from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
-
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 @pytest.fixture(scope="session")
 def house() -> Iterator[HollowbrookHTTPServer]:
@@ -50,12 +48,11 @@ def client(world: World) -> TestClient:
 # while it is open, which would break later tests that start their own (anyio.run, asyncio.run).
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    executable = chromium()  # Debian's or Playwright's; skips (fails under CI=true) without one
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        launched = playwright.chromium.launch(executable_path=str(executable))
         yield launched
         launched.close()
 

@@ -78,3 +78,19 @@ def test_export_command_refuses_a_file_that_is_not_a_release(tmp_path: Path) -> 
     bad.write_text("[1, 2]")
     result = CliRunner().invoke(app, ["export", str(bad), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
+
+
+def test_export_follows_the_import_rule_for_out(tmp_path: Path) -> None:
+    runner = CliRunner()
+    # --out names the parent even when it is called like the skill
+    result = runner.invoke(app, ["export", str(HOLLOWBROOK), "--out", str(tmp_path / "hollowbrook")])
+    assert result.exit_code == 0, result.output
+    assert validate_agent_skill(tmp_path / "hollowbrook" / "hollowbrook") == []
+    again = runner.invoke(app, ["export", str(HOLLOWBROOK), "--out", str(tmp_path / "hollowbrook")])
+    assert again.exit_code == 0, again.output
+    taken = tmp_path / "taken" / "hollowbrook"
+    taken.mkdir(parents=True)
+    (taken / "keep.txt").write_text("mine")
+    refused = runner.invoke(app, ["export", str(HOLLOWBROOK), "--out", str(tmp_path / "taken")])
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: out-not-a-skill: ")
+    assert [p.name for p in taken.iterdir()] == ["keep.txt"]

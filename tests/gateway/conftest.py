@@ -1,10 +1,9 @@
 """Gateway fixtures: a recording upstream on loopback, a migrated database (SQLite, or a fresh
-PostgreSQL database when SKILLHOUSE_TEST_POSTGRES_URL is set), the Hollowbrook release, a gateway."""
+PostgreSQL database, see tests/real_parts.py), the Hollowbrook release, a gateway."""
 
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,29 +14,28 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy.engine import make_url
 from tests.gateway.upstream_server import Upstream
+from tests.real_parts import postgres_url
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
 from skillhouse.store.database import Database, open_database
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
 SECRET_KEY = Fernet.generate_key().decode()
 
 
 def fresh_postgres_database() -> tuple[str, str]:
     """Create an empty database on the test server; returns (its SQLAlchemy URL, its name)."""
-    assert POSTGRES_URL is not None
+    server = postgres_url()
     name = f"skh_gw_{uuid.uuid4().hex[:12]}"
-    admin = make_url(POSTGRES_URL).set(drivername="postgresql")
+    admin = make_url(server).set(drivername="postgresql")
     with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False), name
+    return make_url(server).set(database=name).render_as_string(hide_password=False), name
 
 
 def drop_postgres_database(name: str) -> None:
-    assert POSTGRES_URL is not None
-    admin = make_url(POSTGRES_URL).set(drivername="postgresql")
+    admin = make_url(postgres_url()).set(drivername="postgresql")
     with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -47,8 +45,6 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'skillhouse.db'}"
         return
-    if not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
     url, name = fresh_postgres_database()
     try:
         yield url

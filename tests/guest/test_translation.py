@@ -1,4 +1,4 @@
-"""Translation of a call into the exact request its declaration describes (shared/DESIGN.md)."""
+"""Translation of a call into the exact request its declaration describes (README.md, "How a call travels")."""
 
 from __future__ import annotations
 

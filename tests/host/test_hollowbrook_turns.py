@@ -18,23 +18,15 @@ from cryptography.fernet import Fernet
 
 from skillhouse.compiler import compile_dir
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
 from skillhouse.host import RUNNER_KINDS, TurnHost, make_runner
 from skillhouse.host.models import PROMPT, scripted_model
+from skillhouse.store.database import open_database
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 DECLARED = "http://hollowbrook.local:8084"
 TENANT = "tenant-demo"
 Fetch = Callable[[dict[str, Any]], dict[str, Any]]
-
-try:
-    from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
-    from skillhouse.store.database import open_database
-
-    GATEWAY_MISSING = ""
-except ImportError as exc:  # the gateway lands separately; these tests wait for it
-    GATEWAY_MISSING = f"skillhouse.gateway does not offer Gateway/TurnContext yet: {exc}"
-
-needs_gateway = pytest.mark.skipif(bool(GATEWAY_MISSING), reason=GATEWAY_MISSING or "-")
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +44,7 @@ def house() -> Iterator[HollowbrookHTTPServer]:
 
 @pytest.fixture(params=["inprocess", "wasm"])
 def runner_kind(request: pytest.FixtureRequest) -> str:
-    if request.param not in RUNNER_KINDS:
-        pytest.skip(f"the {request.param} guest runner does not exist yet")
+    assert request.param in RUNNER_KINDS
     return str(request.param)
 
 
@@ -72,8 +63,6 @@ def direct(house: HollowbrookHTTPServer) -> Iterator[Fetch]:
 
 @pytest.fixture
 def gateway(house: HollowbrookHTTPServer, tmp_path: Path) -> Iterator[Gateway]:
-    if GATEWAY_MISSING:
-        pytest.skip(GATEWAY_MISSING)
     database = open_database(f"sqlite:///{tmp_path / 'gateway.db'}")
     resolve = {("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"}
     gw = Gateway(database, GatewayConfig(resolve=resolve), secret_key=Fernet.generate_key().decode())
@@ -146,7 +135,6 @@ def test_a_fetch_of_a_skill_file_on_an_invented_host_is_refused_with_a_pointer_t
     assert host.requests == [] and house.received == []
 
 
-@needs_gateway
 def test_a_booking_resent_twice_after_a_lost_answer_takes_one_room_through_the_gateway(
     release: dict[str, Any], house: HollowbrookHTTPServer, gateway: Gateway, runner_kind: str
 ) -> None:
@@ -171,7 +159,6 @@ def test_without_the_gateway_the_same_resends_take_three_rooms(
     assert len(house.house.bookings()) == 3  # why the gateway's idempotency exists
 
 
-@needs_gateway
 def test_the_demo_books_once_and_its_charge_is_held_then_runs_once_when_approved(
     release: dict[str, Any], house: HollowbrookHTTPServer, gateway: Gateway, runner_kind: str
 ) -> None:

@@ -1,4 +1,4 @@
-"""Small OpenAPI documents for the wizard's tests, and a helper that imports and compiles one."""
+"""Small OpenAPI documents for the wizard's tests, the vendored corpus (tests/corpus.py), and a helper that imports and compiles one."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from tests.corpus import CORPUS
+
 from skillhouse.openapi import ImportResult, SpecDocument, import_openapi, load_spec, spec_from_data
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "openapi"
-SPECS = sorted(CORPUS.glob("*")) if CORPUS.is_dir() else []
+SPECS = sorted(CORPUS.glob("*"))
+assert SPECS, f"no corpus specs in {CORPUS}"  # an empty corpus fails at collection, it never skips
 
 
 @functools.cache

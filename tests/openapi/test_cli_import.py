@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 from tests.openapi.specs import openapi
@@ -31,3 +35,99 @@ def test_an_unreadable_spec_exits_non_zero(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert not (tmp_path / "out").exists()
+
+
+def spec_with_a_skipped_operation(tmp_path: Path) -> Path:
+    spec = tmp_path / "spec.json"
+    # a GET with a required body cannot be sent as declared, so it is skipped with a reason
+    spec.write_text(json.dumps(openapi({
+        "/a": {"get": {"operationId": "listA"}},
+        "/b": {"get": {"operationId": "getB", "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}}}},
+    })))
+    return spec
+
+
+def test_the_report_is_a_summary_by_default_and_per_operation_with_verbose(tmp_path: Path) -> None:
+    spec = spec_with_a_skipped_operation(tmp_path)
+    quiet = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "q"), "--name", "things"])
+    assert quiet.exit_code == 0, quiet.output
+    assert "2 operations: 1 written, 0 adapted, 1 skipped (50.0% became tools)" in quiet.stderr
+    assert "skipped: getB" in quiet.stderr
+    assert "written  listA" not in quiet.stderr and "skipped  getB" not in quiet.stderr
+    assert "--verbose, or --report FILE" in quiet.stderr
+    loud = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "v"), "--name", "things", "--verbose"])
+    assert loud.exit_code == 0, loud.output
+    assert "written  listA (GET /a)" in loud.stderr
+    assert "skipped  getB (GET /b)\n         - " in loud.stderr
+
+
+def test_progress_goes_to_stderr_as_plain_lines_when_it_is_not_a_terminal(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(openapi({f"/r{i}": {"get": {"operationId": f"get{i}"}} for i in range(30)})))
+    result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "out"), "--name", "many"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("parsing spec.json (") and lines[0].endswith(" KB)")
+    steps = [line for line in lines if line.startswith("importing operations: ")]
+    assert steps[0] == "importing operations: 1/30" and steps[-1] == "importing operations: 30/30"
+    assert len(steps) <= 11  # a line per tenth, not per operation
+    assert result.stdout == ""
+
+
+def test_out_is_the_parent_and_the_skill_goes_to_out_slash_name_every_time(tmp_path: Path) -> None:
+    spec = spec_with_a_skipped_operation(tmp_path)
+    parent = tmp_path / "skills"
+    for _ in range(2):  # a second import rewrites the skill in place
+        result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(parent), "--name", "things"])
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in parent.iterdir()) == ["things"]
+    # --out naming the skill itself is still a parent: the skill goes one level down
+    result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(parent / "things"), "--name", "things"])
+    assert result.exit_code == 0, result.output
+    assert (parent / "things" / "things" / "SKILL.md").is_file()
+    assert compile_dir(parent / "things")[0] is not None
+
+
+def test_import_refuses_a_non_empty_directory_that_is_not_a_skill(tmp_path: Path) -> None:
+    spec = spec_with_a_skipped_operation(tmp_path)
+    (tmp_path / "out" / "things").mkdir(parents=True)
+    (tmp_path / "out" / "things" / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "out"), "--name", "things"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith("error: out-not-a-skill: ")
+    assert sorted(p.name for p in (tmp_path / "out" / "things").iterdir()) == ["notes.txt"]
+    (tmp_path / "file").write_text("x")
+    result = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "file"), "--name", "things"])
+    assert result.exit_code == 2 and "error: out-not-a-directory: " in result.stderr
+
+
+def test_on_a_terminal_the_progress_is_a_live_bar_and_the_import_completes(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(openapi({f"/r{i}": {"get": {"operationId": f"get{i}"}} for i in range(30)})))
+    controller, terminal = os.openpty()
+    seen = bytearray()
+
+    def read() -> None:  # drained while the command runs, so a full terminal buffer never blocks it
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal's other end closed
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        done = subprocess.run([sys.executable, "-m", "skillhouse.cli", "import-openapi", str(spec), "--out", str(tmp_path / "out"),
+                               "--name", "many"], stderr=terminal, stdout=subprocess.PIPE, timeout=120, check=False)
+    finally:
+        os.close(terminal)
+        reader.join(timeout=30)
+        os.close(controller)
+    text = seen.decode(errors="replace")
+    assert done.returncode == 0, text
+    assert "importing operations: " not in text  # the plain lines are for logs, not terminals
+    assert "30 operations: 30 written" in text and "wrote " in text
+    assert compile_dir(tmp_path / "out" / "many")[0] is not None

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import CORPUS
+from tests.corpus import CORPUS
 
 from skillhouse.openapi import yaml_events
 from skillhouse.openapi.document import SpecError, _SpecLoader, parse_spec_text

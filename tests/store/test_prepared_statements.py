@@ -77,9 +77,8 @@ def _terminate_pooled_backends(database: Database) -> None:
             admin.execute("SELECT pg_terminate_backend(%s, 5000)", [pid])
 
 
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)  # terminating a server backend is PostgreSQL's
 def test_reads_and_writes_go_on_after_the_server_terminates_the_pooled_connections(database: Database) -> None:
-    if database.dialect != "postgresql":
-        pytest.skip("terminating a server backend is PostgreSQL's")
     with writing(database) as transaction:
         transaction.execute(_add_host(database), {"tenant": "t", "host": "a.example"})
     # the pool now holds connections whose server processes are about to go

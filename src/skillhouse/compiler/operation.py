@@ -1,6 +1,6 @@
 """Compiling one operation file's frontmatter into an :class:`OperationDecl`, with located errors.
 
-Two argument forms describe the same thing (shared/DESIGN.md, "Skill package"): flat lists written
+Two argument forms describe the same thing (README.md, "A skill package"): flat lists written
 by hand, and one JSON Schema object (``schema:``) written by the wizard. Both end as one expanded
 schema plus the location of every argument. Every problem is collected; nothing stops at the first.
 """

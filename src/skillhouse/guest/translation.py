@@ -1,6 +1,6 @@
 """Turning a validated call into the request its declaration describes: ``{method, url, headers, body}``.
 
-The rules (shared/DESIGN.md, "Turn and guest"): path parameters fill whole segments, percent-encoded
+The rules (README.md, "How a call travels"): path parameters fill whole segments, percent-encoded
 (everything but unreserved characters, so ``/ ? # %``, spaces and non-ASCII are encoded) with ``.``,
 ``..`` and empty refused; query parameters in declaration order, lists repeated unless a ``style``
 says otherwise; numbers in JSON notation, booleans ``true``/``false``; a body only when the operation

@@ -62,19 +62,29 @@ class ImportReport:
         }
 
     def lines(self, verbose: bool = False) -> list[str]:
-        """Human-readable lines: adapted and skipped operations (all with ``verbose``), then totals."""
+        """Human-readable lines: the summary, after a line per operation (with its notes) when ``verbose``."""
+        return [*self.operation_lines(), *self.summary_lines()] if verbose else self.summary_lines()
+
+    def operation_lines(self) -> list[str]:
+        """Every operation: its status, name and request line, then each note (a change, or why skipped)."""
         out: list[str] = []
         for outcome in self.outcomes:
-            if outcome.status == "written" and not verbose:
-                continue
             out.append(f"{outcome.status:8} {outcome.name} ({outcome.method} {outcome.path})")
             out.extend(f"         - {note}" for note in outcome.notes)
+        return out
+
+    def summary_lines(self, named: int = 10) -> list[str]:
+        """The totals, the first ``named`` skipped operations by name, and the credentials to bind."""
         totals = self.totals()
-        out.append(
+        out = [
             f"{totals['operations']} operations: {totals['written']} written, {totals['adapted']} adapted, "
             f"{totals['skipped']} skipped ({self.coverage():.1%} became tools)"
             + (f"; {self.filtered} left out by --include/--exclude" if self.filtered else "")
-        )
+        ]
+        skipped = [o.name for o in self.outcomes if o.status == "skipped"]
+        if skipped:
+            more = f" and {len(skipped) - named} more" if len(skipped) > named else ""
+            out.append("skipped: " + ", ".join(skipped[:named]) + more)
         if self.security:
             out.append(
                 "credentials: bind these in the gateway (never written in the skill): " + ", ".join(self.security)

@@ -24,12 +24,14 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from skillhouse.registry.errors import Invalid, NotFound, problem
+from skillhouse.registry.scopes import DEFAULT_SCOPE as DEFAULT_SCOPE  # re-exported: the API names them here
+from skillhouse.registry.scopes import SCOPES as SCOPES
+from skillhouse.registry.scopes import Scope as Scope
 from skillhouse.store.console_tables import ConsoleSessionRow
 from skillhouse.store.registry_tables import TenantRow, TokenRow, utcnow
 
@@ -38,10 +40,6 @@ TOKEN_SHAPE = re.compile(r"^skh_[A-Za-z0-9_-]{43}$")
 TENANT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 RESERVED_TENANTS = frozenset({"builtin"})
 
-Scope = Literal["run", "approve", "admin"]
-SCOPES: tuple[Scope, ...] = ("run", "approve", "admin")
-"""Least to most: each scope includes every scope before it."""
-DEFAULT_SCOPE: Scope = "run"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,61 @@
+"""``skillhouse tools`` reads the release ``import-openapi`` compiled instead of compiling the skill again,
+and never a stale one: an edited package is compiled afresh."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import PackageFactory
+from tests.corpus import corpus_spec
+from typer.testing import CliRunner
+
+from skillhouse.cli import app
+from skillhouse.release_cache import cached_release, package_key
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("SKILLHOUSE_RELEASE_CACHE", str(directory))
+    return directory
+
+
+def tools(skill: Path, *options: str) -> str:
+    result = CliRunner().invoke(app, ["tools", str(skill), *options])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_tools_after_an_import_reads_the_imported_release_and_prints_what_a_compile_prints(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    imported = CliRunner().invoke(app, ["import-openapi", str(corpus_spec("petstore-v3.yaml")), "--out", str(tmp_path / "out")])
+    assert imported.exit_code == 0, imported.output
+    skill = next((tmp_path / "out").iterdir())
+    assert cached_release(skill) is not None  # written by the import
+    from_cache = tools(skill), tools(skill, "--provider", "openai")
+    monkeypatch.setenv("SKILLHOUSE_RELEASE_CACHE", "off")
+    assert cached_release(skill) is None
+    assert (tools(skill), tools(skill, "--provider", "openai")) == from_cache
+
+
+def test_an_edited_package_is_compiled_again_not_read_from_the_cache(cache: Path, make_package: PackageFactory) -> None:
+    skill = make_package({"get_item.md": "---\noperation:\n  method: GET\n  url: https://api.test/items/{id}\n---\nGet an item.\n"},
+                         name="shop")
+    before = package_key(skill)
+    assert [t["name"] for t in json.loads(tools(skill))] == ["shop_get_item"]
+    assert cached_release(skill) is not None  # a compile fills the cache too
+    (skill / "get_item.md").write_text((skill / "get_item.md").read_text().replace("Get an item.", "Fetch one item."))
+    assert package_key(skill) != before and cached_release(skill) is None
+    assert "Fetch one item." in json.loads(tools(skill))[0]["description"]
+
+
+def test_a_damaged_cache_entry_is_a_miss(cache: Path, make_package: PackageFactory) -> None:
+    skill = make_package({"ping.md": "---\noperation:\n  method: GET\n  url: https://api.test/ping\n---\nPing.\n"}, name="pinger")
+    first = tools(skill)
+    key = package_key(skill)
+    (cache / f"{key}.json").write_text("{not json")
+    assert cached_release(skill) is None
+    assert tools(skill) == first

@@ -1,0 +1,50 @@
+"""The real-parts plugin (tests/real_parts.py): the run's last line, and CI=true failing on a missing part.
+
+Each case runs a tiny test directory in its own pytest process with the plugin loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+TINY_TESTS = """
+from tests.real_parts import BROWSER, WASM, ran, unavailable
+
+def test_without_a_browser():
+    unavailable(BROWSER, "none on this machine")
+
+def test_on_the_guest():
+    ran(WASM)
+"""
+
+
+def run_tiny_suite(tmp_path: Path, ci: bool) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.real_parts"]\n')
+    (tmp_path / "test_tiny.py").write_text(textwrap.dedent(TINY_TESTS))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "true" if ci else ""}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_a_missing_part_is_skipped_and_the_last_line_says_which_parts_ran(tmp_path: Path) -> None:
+    done = run_tiny_suite(tmp_path, ci=False)
+    assert done.returncode == 0, done.stdout
+    assert "1 passed, 1 skipped" in done.stdout
+    last = done.stdout.strip().splitlines()[-1]
+    assert last == "real parts: PostgreSQL not used, browser skipped (none on this machine), wasm guest ran"
+
+
+def test_under_ci_a_missing_part_fails_the_run(tmp_path: Path) -> None:
+    done = run_tiny_suite(tmp_path, ci=True)
+    assert done.returncode == 1, done.stdout
+    assert "browser is required under CI=true: none on this machine" in done.stdout
+    assert done.stdout.strip().splitlines()[-1].startswith("real parts: ")
