@@ -55,6 +55,10 @@ class SecretForms:
 
     literals: frozenset[str]
     hex: re.Pattern[str]
+    underneath: frozenset[str]
+    """The spellings looked for in decoded views: the secret and its base64 forms, whose characters (``/``,
+    ``+``, ``=``) an outer JSON, HTML or percent layer may escape. A JSON, HTML or percent spelling
+    showing in a view was escaped twice; the chained view undoes such pairs down to the secret itself."""
 
 
 def _json_forms(secret: str) -> set[str]:
@@ -98,8 +102,10 @@ def _base64_forms(raw: bytes) -> set[str]:
 @lru_cache(maxsize=1024)
 def forms_of(secret: str) -> SecretForms:
     """Every spelling of ``secret`` the redactor looks for; computed once per secret."""
-    literals = {secret} | _json_forms(secret) | _html_forms(secret) | _percent_forms(secret) | _base64_forms(secret.encode())
-    return SecretForms(frozenset(form for form in literals if form), re.compile(re.escape(secret.encode().hex()), re.I))
+    in_base64 = _base64_forms(secret.encode())
+    literals = {secret} | _json_forms(secret) | _html_forms(secret) | _percent_forms(secret) | in_base64
+    hex_pattern = re.compile(re.escape(secret.encode().hex()), re.I)
+    return SecretForms(frozenset(form for form in literals if form), hex_pattern, frozenset({secret} | in_base64))
 
 
 def _covering(secrets: Iterable[str]) -> list[str]:
@@ -124,8 +130,7 @@ def _json_decoded(text: str) -> str:
 
 
 def _views(text: str) -> Iterator[str]:
-    """The text, and what it reads as once JSON, HTML and percent escapes are undone (each, then chained)."""
-    yield text
+    """What the text reads as once JSON, HTML and percent escapes are undone (each, then chained)."""
     if "\\" in text:
         yield _json_decoded(text)
     if "&" in text:
@@ -143,13 +148,17 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         literals: set[str] = set()
+        underneath: set[str] = set()
         self._hex: list[re.Pattern[str]] = []
         for secret in _covering(secrets):
             forms = forms_of(secret)
             literals |= forms.literals
+            underneath |= forms.underneath
             self._hex.append(forms.hex)
         # longest first, so a secret inside a longer spelling does not leave half of it behind
         self._forms = sorted(literals, key=len, reverse=True)
+        self._underneath = sorted(underneath, key=len, reverse=True)
+        self._bracketed = [form for form in self._forms if "[" in form or "]" in form]
 
     def __bool__(self) -> bool:
         return bool(self._forms)
@@ -165,8 +174,10 @@ class Redactor:
 
     def survives(self, value: str) -> bool:
         """Whether a spelling is still readable in ``value`` once its escapes are undone."""
+        if any(form in value for form in self._bracketed) or any(p.search(value) for p in self._hex):
+            return True  # a replacement completed a spelling that holds "[" or "]", next to "[REDACTED]"
         for view in _views(value):
-            if any(form in view for form in self._forms) or any(p.search(view) for p in self._hex):
+            if any(form in view for form in self._underneath) or any(p.search(view) for p in self._hex):
                 return True
         return False
 
