@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from sqlalchemy.exc import IntegrityError
+from tests.gateway.conftest import SECRET_KEY
 from tests.gateway.upstream_server import Upstream
 
 from skillhouse.gateway import Gateway, TurnContext
@@ -81,3 +83,15 @@ def test_an_origin_that_is_not_http_or_https_to_a_host_is_refused(gateway: Gatew
     with pytest.raises(CredentialError) as refused:
         gateway.credentials.put("t", origin, "bearer", "s3cret-value")
     assert (refused.value.code, refused.value.details["field"]) == (code, "origin")
+
+
+def test_a_stored_value_that_cannot_be_sent_is_refused_before_sending_not_a_crash(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    # written around the checks (an older version, a hand-edited row): refused with a code, nothing sent
+    encrypted = Fernet(SECRET_KEY.encode()).encrypt("t\u00f6ken-value".encode()).decode()
+    with gateway.database.transaction() as session:
+        session.add(CredentialRow(tenant_id=turn.tenant, host="hollowbrook.local", origin_scheme="http", port=8084,
+                                  allow_http=True, header="authorization", scheme="bearer", value=encrypted))
+    assert gateway.fetch(turn, ECHO)["error"]["code"] == "credential-not-sendable"
+    assert upstream.recorder.requests == []
