@@ -34,10 +34,13 @@ def _every(secret: str, each: Callable[[str], str]) -> str:
     return "".join(each(c) for c in secret)
 
 
-def _mixed(secret: str, rng: random.Random, each: Callable[[str], str]) -> Spelling:
-    # at least one character escaped and one left alone when the secret allows, so no encoder already covers it
-    chosen = [rng.random() < 0.5 for _ in secret]
-    chosen[0], chosen[-1] = True, False
+def _mixed(secret: str, rng: random.Random, each: Callable[[str], str], always: str) -> Spelling:
+    """Some characters escaped, the rest left alone (the first escaped, the last not, so no whole-secret
+    encoder covers it); ``always`` are escaped wherever they are, as any real encoder of the kind does
+    (a raw ``\\`` in JSON, ``&`` in HTML or ``%`` in a URL would make the text mean something else)."""
+    chosen = [rng.random() < 0.5 or c in always for c in secret]
+    chosen[0] = True
+    chosen[-1] = secret[-1] in always
     return _whole("".join(each(c) if pick else c for c, pick in zip(secret, chosen, strict=True)))
 
 
@@ -52,7 +55,7 @@ def _percent_partial(secret: str, rng: random.Random, lower: bool) -> Spelling:
         encoded = "".join(f"%{b:02X}" for b in c.encode())
         return encoded.lower() if lower else encoded
 
-    return _mixed(secret, rng, one)
+    return _mixed(secret, rng, one, always="%+")
 
 
 def _blob(secret: str, rng: random.Random, offset: int, urlsafe: bool) -> Spelling:
@@ -78,12 +81,12 @@ ENCODERS: dict[str, Callable[[str, random.Random], Spelling]] = {
     "json-slash": lambda s, r: _whole(json.dumps(s)[1:-1].replace("/", "\\/")),
     "json-u-lower": lambda s, r: _whole(_u_escape(s, upper=False)),
     "json-u-upper": lambda s, r: _whole(_u_escape(s, upper=True)),
-    "json-u-mixed": lambda s, r: _mixed(s, r, lambda c: _u_escape(c, upper=False)),
+    "json-u-mixed": lambda s, r: _mixed(s, r, lambda c: _u_escape(c, upper=False), always='\\"'),
     "html-named": lambda s, r: _whole(html.escape(s, quote=True)),
     "html-decimal": lambda s, r: _whole(_every(s, lambda c: f"&#{ord(c)};")),
     "html-hex-lower": lambda s, r: _whole(_every(s, lambda c: f"&#x{ord(c):x};")),
     "html-hex-upper": lambda s, r: _whole(_every(s, lambda c: f"&#x{ord(c):X};")),
-    "html-mixed": lambda s, r: _mixed(s, r, lambda c: f"&#{ord(c)};"),
+    "html-mixed": lambda s, r: _mixed(s, r, lambda c: f"&#{ord(c)};", always="&<>\"'"),
     "hex-lower": lambda s, r: _whole(s.encode().hex()),
     "hex-upper": lambda s, r: _whole(s.encode().hex().upper()),
     "base64": lambda s, r: _b64(s, urlsafe=False, padded=True),

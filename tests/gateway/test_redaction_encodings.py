@@ -55,6 +55,11 @@ def _readable(answer: dict[str, Any]) -> list[str]:
                                                  unquote_plus(text))]  # fmt: skip
 
 
+def _apart_from_the_marker(secret: str) -> bool:
+    """A secret that could be read across ``[REDACTED]`` and its neighbours is withheld instead: still safe."""
+    return "[" not in secret and "]" not in secret and secret not in REDACTED
+
+
 def _fetch_echo(gateway: Gateway, turn: TurnContext, secret: str, encoder: str, seed: int) -> dict[str, Any]:
     gateway.credentials.put(turn.tenant, HOUSE, "header", secret, header="X-Api-Key", allow_http=True)
     request = {"method": "GET", "url": f"{HOUSE}/encoded?enc={encoder}&seed={seed}", "headers": {}, "body": None}
@@ -63,8 +68,11 @@ def _fetch_echo(gateway: Gateway, turn: TurnContext, secret: str, encoder: str, 
 
 def _assert_nothing_leaks(answer: dict[str, Any], secret: str, needle: str) -> None:
     if "error" in answer:
-        assert answer["error"]["code"] == "response-withheld" and "body" not in answer and "headers" not in answer
-        assert isinstance(answer["error"]["status"], int)
+        # withheld: a code, the upstream's status and a message that depends on nothing else
+        status = answer["error"]["status"]
+        other = Redactor(["other-secret-zq"]).answer(status, {}, "%6Fther-secret-zq")
+        assert answer == {"error": {**other["error"], "status": status}} and other["error"]["code"] == "response-withheld"
+        return
     for view in _readable(answer):
         assert secret not in view and needle not in view
 
@@ -76,7 +84,7 @@ def test_an_echoed_secret_never_reaches_the_guest_in_any_spelling(
 ) -> None:
     answer = _fetch_echo(echo_gateway, turn, secret, encoder, seed)
     _assert_nothing_leaks(answer, secret, spell(encoder, secret, seed)[1])
-    if encoder in IN_PLACE:
+    if encoder in IN_PLACE and _apart_from_the_marker(secret):
         assert "error" not in answer and REDACTED in answer["body"]
 
 
