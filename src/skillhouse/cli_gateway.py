@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from skillhouse.gateway import Gateway
 
 approvals_app = typer.Typer(help="Held requests: list them, show one in full, approve or deny.", no_args_is_help=True)
-credentials_app = typer.Typer(help="Credentials the gateway injects, per tenant, host and header.", no_args_is_help=True)
+credentials_app = typer.Typer(help="Credentials the gateway injects, per tenant, origin and header.", no_args_is_help=True)
 
 Tenant = Annotated[str, typer.Option("--tenant", help="The tenant whose approvals or credentials these are.")]
 TenantOrToken = Annotated[
@@ -155,42 +155,47 @@ def approvals_deny(
     _decide(approval_id, tenant, False, by)
 
 
+_ORIGIN_HELP = "https://host[:port], http://host[:port] (with --allow-http), or a bare host[:port] meaning https."
+
+
 @credentials_app.command("set")
 def credentials_set(
     tenant: Tenant,
-    host: Annotated[str, typer.Option("--host", help="host or host:port the credential is for.")],
+    origin: Annotated[str, typer.Option("--origin", "--host", help=_ORIGIN_HELP)],
     scheme: Annotated[str, typer.Option("--scheme", help="bearer, basic (user:password) or header.")] = "bearer",
     header: Annotated[str | None, typer.Option("--header", help="Header name for --scheme header.")] = None,
+    allow_http: Annotated[bool, typer.Option("--allow-http", help="Opt in to sending it over plain http.")] = False,
 ) -> None:
-    """Bind a secret, read from standard input (or a hidden prompt), to (tenant, host, header)."""
+    """Bind a secret, read from standard input (or a hidden prompt), to (tenant, origin, header)."""
     if sys.stdin.isatty():
         secret = typer.prompt("secret", hide_input=True)
     else:
         secret = sys.stdin.readline().rstrip("\r\n")
     with _gateway() as gateway:
-        binding = gateway.credentials.put(tenant, host, scheme, secret, header)
-    print(f"bound {binding.scheme} credential to {binding.host} ({binding.header})", file=sys.stderr)
+        binding = gateway.credentials.put(tenant, origin, scheme, secret, header, allow_http)
+    print(f"bound {binding.scheme} credential to {binding.origin.text} ({binding.header})", file=sys.stderr)
 
 
 @credentials_app.command("list")
 def credentials_list(tenant: Tenant) -> None:
-    """The tenant's bindings: host, header, scheme; never a value."""
+    """The tenant's bindings: origin, header, scheme (and ``allow-http`` for a plain http one); never a value."""
     with _gateway() as gateway:
         for binding in gateway.credentials.list(tenant):
-            print(f"{binding.host}\t{binding.header}\t{binding.scheme}")
+            opt_in = "\tallow-http" if binding.allow_http else ""
+            print(f"{binding.origin.text}\t{binding.header}\t{binding.scheme}{opt_in}")
 
 
 @credentials_app.command("delete")
 def credentials_delete(
     tenant: Tenant,
-    host: Annotated[str, typer.Option("--host", help="host or host:port of the binding.")],
+    origin: Annotated[str, typer.Option("--origin", "--host", help=_ORIGIN_HELP)],
     header: Annotated[str, typer.Option("--header", help="The binding's header.")] = "authorization",
 ) -> None:
     """Remove a binding; the gateway stops injecting it at once."""
     with _gateway() as gateway:
-        if not gateway.credentials.delete(tenant, host, header):
-            raise _fail("credential-not-found", f"no credential for {host} ({header.lower()}) of tenant {tenant}")
-    print(f"deleted the credential for {host} ({header.lower()})", file=sys.stderr)
+        if not gateway.credentials.delete(tenant, origin, header):
+            raise _fail("credential-not-found", f"no credential for {origin} ({header.lower()}) of tenant {tenant}")
+    print(f"deleted the credential for {origin} ({header.lower()})", file=sys.stderr)
 
 
 def add_gateway_commands(app: typer.Typer) -> None:

@@ -6,13 +6,13 @@ Publishing takes ``admin`` tokens; binding and calling take ``run`` tokens, as a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
@@ -20,7 +20,6 @@ from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store.scratch import scratch_database
 
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
 Headers = dict[str, str]
 
 
@@ -32,9 +31,8 @@ def house() -> Iterator[HollowbrookHTTPServer]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[TestClient]:
-    if request.param == "postgresql" and not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with scratch_database(request.param, tmp_path, POSTGRES_URL) as database:
+    server = postgres_url() if request.param == "postgresql" else None
+    with scratch_database(request.param, tmp_path, server) as database:
         settings = Settings.from_env({"SKILLHOUSE_DATABASE_URL": database.url, "SKILLHOUSE_DATA_DIR": str(tmp_path),
                                       "SKILLHOUSE_GUEST": "inprocess",
                                       "SKILLHOUSE_RESOLVE": f"acme/hollowbrook.local:8084=127.0.0.1:{house.port}"})

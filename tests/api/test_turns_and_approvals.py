@@ -194,18 +194,21 @@ def test_a_denied_charge_is_refused_when_retried_and_never_runs(
 
 
 def test_a_credential_is_write_only_and_never_shown(client: TestClient, acme: Headers, globex: Headers) -> None:
-    put = client.put("/v1/credentials", json={"host": "hollowbrook.local:8084", "scheme": "bearer", "value": CANARY},
-                     headers=acme)
-    assert put.status_code == 200 and put.json() == {"host": "hollowbrook.local:8084", "header": "authorization",
-                                                     "scheme": "bearer"}
+    put = client.put("/v1/credentials", json={"origin": "http://hollowbrook.local:8084", "allow_http": True,
+                                              "scheme": "bearer", "value": CANARY}, headers=acme)
+    assert put.status_code == 200 and put.json() == {
+        "origin": "http://hollowbrook.local:8084", "host": "hollowbrook.local", "port": 8084, "header": "authorization",
+        "scheme": "bearer", "allow_http": True}
     listed = client.get("/v1/credentials", headers=acme)
     assert listed.json()["data"] == [put.json()] and CANARY not in listed.text
     assert client.get("/v1/credentials", headers=globex).json()["data"] == []
     turn = bind(client, acme)
     answer = client.post(f"/v1/turns/{turn['id']}/calls", json={"tool": "hollowbrook_list_rooms"}, headers=acme)
     assert answer.json()["status"] == 200 and CANARY not in answer.text
-    assert client.delete("/v1/credentials/hollowbrook.local:8084/authorization", headers=globex).status_code == 404
-    assert client.delete("/v1/credentials/hollowbrook.local:8084/authorization", headers=acme).status_code == 204
+    gone = "/v1/credentials/hollowbrook.local:8084/authorization?origin_scheme=http"
+    assert client.delete(gone, headers=globex).status_code == 404
+    assert client.delete(gone.partition("?")[0], headers=acme).status_code == 404  # https://hollowbrook.local:8084
+    assert client.delete(gone, headers=acme).status_code == 204
     assert client.get("/v1/credentials", headers=acme).json()["data"] == []
     bad = client.put("/v1/credentials", json={"host": "x.test", "scheme": "header", "value": CANARY}, headers=acme)
     assert bad.status_code == 422 and CANARY not in bad.text

@@ -66,7 +66,7 @@ def test_a_credential_is_set_from_stdin_listed_without_its_value_and_deleted(env
                         env=env)
     assert put.exit_code == 0 and CANARY not in put.stdout + put.stderr
     listed = runner.invoke(app, ["credentials", "list", "--tenant", "acme"], env=env)
-    assert listed.stdout == "api.github.com\tauthorization\tbearer\n"
+    assert listed.stdout == "https://api.github.com\tauthorization\tbearer\n"  # a bare host is https:443
     assert runner.invoke(app, ["credentials", "list", "--tenant", "globex"], env=env).stdout == ""
     bad = runner.invoke(app, ["credentials", "set", "--tenant", "acme", "--host", "x.test", "--scheme", "header"],
                         input=CANARY + "\n", env=env)

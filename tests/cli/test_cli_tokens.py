@@ -3,12 +3,12 @@ PostgreSQL); the tokens it makes are let through the API exactly as far as their
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.real_parts import postgres_url
 from typer.testing import CliRunner
 
 from skillhouse.api import create_app
@@ -17,17 +17,13 @@ from skillhouse.settings import Settings
 from skillhouse.store import open_database
 from skillhouse.store.scratch import postgres_schema_url
 
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
-
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
     if request.param == "sqlite":
         yield {"SKILLHOUSE_DATABASE_URL": f"sqlite:///{tmp_path / 'skillhouse.db'}", "SKILLHOUSE_DATA_DIR": str(tmp_path)}
         return
-    if not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with postgres_schema_url(POSTGRES_URL) as url:
+    with postgres_schema_url(postgres_url()) as url:
         yield {"SKILLHOUSE_DATABASE_URL": url, "SKILLHOUSE_DATA_DIR": str(tmp_path)}
 
 

@@ -18,6 +18,7 @@ from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 from tests.api.served import free_port, wait_until_serving
+from tests.real_parts import postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
@@ -25,7 +26,6 @@ from skillhouse.settings import Settings
 from skillhouse.store.scratch import postgres_schema_url, scratch_database
 
 SKILLHOUSE = Path(sys.executable).parent / "skillhouse"
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
 Serve = Callable[..., tuple[str, "subprocess.Popen[str]"]]
 
 
@@ -46,8 +46,7 @@ def refused(tmp_path: Path, **variables: str) -> str:
 
 
 def postgres_database(name: str) -> str:
-    assert POSTGRES_URL is not None
-    return make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    return make_url(postgres_url()).set(database=name).render_as_string(hide_password=False)
 
 
 CASES = {
@@ -82,7 +81,6 @@ def test_an_unwritable_data_directory_names_skillhouse_data_dir(tmp_path: Path) 
     assert "SKILLHOUSE_DATA_DIR" in line and "can be created and written" in line
 
 
-@pytest.mark.skipif(not POSTGRES_URL, reason="SKILLHOUSE_TEST_POSTGRES_URL is not set")
 def test_an_unknown_postgres_database_names_the_variable_and_says_it_does_not_exist(tmp_path: Path) -> None:
     line = refused(tmp_path, SKILLHOUSE_DATABASE_URL=postgres_database("skillhouse_no_such_database"))
 
@@ -133,10 +131,8 @@ def test_serve_says_where_its_data_is_the_database_the_console_the_guest_and_tha
     assert not any("Traceback" in line for line in lines)
 
 
-@pytest.mark.skipif(not POSTGRES_URL, reason="SKILLHOUSE_TEST_POSTGRES_URL is not set")
 def test_a_postgres_url_simply_works(tmp_path: Path, serving: Serve) -> None:
-    assert POSTGRES_URL is not None
-    with postgres_schema_url(POSTGRES_URL) as schema_url:
+    with postgres_schema_url(postgres_url()) as schema_url:
         spelled = "postgres://" + schema_url.split("://", 1)[1]  # as hosting providers hand it out
         url, proc = serving(SKILLHOUSE_DATABASE_URL=spelled, SKILLHOUSE_SECRET_KEY=Fernet.generate_key().decode())
         env = serve_env(tmp_path, SKILLHOUSE_DATABASE_URL=spelled)

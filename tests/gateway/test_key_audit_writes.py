@@ -116,7 +116,8 @@ def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_k
     with database.transaction() as session:
         session.add_all([AllowedHostRow(tenant_id="t", host="a.example"), AllowedHostRow(tenant_id="other", host="b.example"),
                          TenantGateRow(tenant_id="t", matches="DELETE /bookings/{id}", reason="cancels")])  # fmt: skip
-    credentials.put("t", "hollowbrook.local", "bearer", "s3cret")
+    credentials.put("t", "http://hollowbrook.local:8084", "bearer", "s3cret", allow_http=True)
+    credentials.put("t", "hollowbrook.local", "header", "https-only", header="X-Key")  # https:443: redacted, not injected
     credentials.put("t", "elsewhere.example", "bearer", "other")
     KeyAuditWrites(database).claim(_key(), opening(_entry()))
     reader = StoredStateReader(database, credentials, keys)
@@ -126,6 +127,7 @@ def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_k
     assert state.allow_list == ["a.example"]
     assert state.tenant_gates == [Gate("DELETE", "/bookings/{id}", reason="cancels")]
     assert [(i.header, i.value) for i in state.injections] == [("authorization", "Bearer s3cret")]
+    assert set(state.secrets) == {"s3cret", "Bearer s3cret", "https-only"}
     assert state.seen is not None and (state.seen.state, state.seen.commitment, state.seen.response) == ("running", "c1", None)
     assert reader.read("t", target, None).seen is None
     assert reader.read("t", target, "k2").seen is None

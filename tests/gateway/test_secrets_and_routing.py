@@ -21,6 +21,7 @@ from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow, CredentialRow, IdempotencyRow
 
 CANARY = "canary-7f3a9c2e1b-do-not-leak"
+HOUSE = "http://hollowbrook.local:8084"  # the example house is plain http: its bindings opt in
 
 
 def _echo(path: str = "/echo") -> dict[str, Any]:
@@ -42,7 +43,7 @@ def test_a_canary_secret_never_appears_anywhere_even_when_echoed(
     gateway: Gateway, turn: TurnContext, upstream: Upstream, database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    gateway.credentials.put(turn.tenant, "hollowbrook.local", "bearer", CANARY)
+    gateway.credentials.put(turn.tenant, HOUSE, "bearer", CANARY, allow_http=True)
     answers = [gateway.fetch(turn, _echo()), gateway.fetch(turn, booking_request())]
     answers.append(gateway.fetch(turn, booking_request()))  # a replay from the store
     answers.append(gateway.fetch(turn, {**_echo(), "url": "http://elsewhere.example/"}))  # an error
@@ -67,7 +68,7 @@ def test_an_encoded_echo_of_the_secret_is_redacted(encode: str) -> None:
 
 
 def test_the_guest_cannot_override_the_bound_credential(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    gateway.credentials.put(turn.tenant, "hollowbrook.local", "header", CANARY, header="X-Api-Key")
+    gateway.credentials.put(turn.tenant, HOUSE, "header", CANARY, header="X-Api-Key", allow_http=True)
     request = _echo()
     request["headers"] = {"x-api-key": "guest-made-this-up"}
     gateway.fetch(turn, request)

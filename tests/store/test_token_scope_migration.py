@@ -3,7 +3,6 @@ new rows must name a scope, and the database refuses a scope that is not one of 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,12 +11,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
+from tests.real_parts import postgres_url
 
 from skillhouse.registry.tokens import authenticate, hash_token
 from skillhouse.store.database import MIGRATIONS, Database
 from skillhouse.store.scratch import postgres_schema_url
 
-POSTGRES_URL = os.environ.get("SKILLHOUSE_TEST_POSTGRES_URL")
 OLD_SECRET = "skh_" + "o" * 43
 
 
@@ -28,9 +27,7 @@ def unmigrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Datab
         yield database
         database.dispose()
         return
-    if not POSTGRES_URL:
-        pytest.skip("SKILLHOUSE_TEST_POSTGRES_URL is not set")
-    with postgres_schema_url(POSTGRES_URL) as url:
+    with postgres_schema_url(postgres_url()) as url:
         database = Database(url)
         yield database
         database.dispose()

@@ -1,8 +1,10 @@
 """``/v1/credentials`` and ``/v1/egress``: what the gateway adds to a tenant's requests, and where they may go.
 
-A credential is bound to (host, header) and is write-only: ``PUT`` stores it encrypted, ``GET``
-lists bindings (host, header, scheme) and never a value, ``DELETE`` removes one. The gateway injects
-it after the egress rule passes, overwriting a header of that name from the guest. The egress
+A credential is bound to (origin, header) and is write-only: ``PUT`` stores it encrypted, ``GET``
+lists bindings (origin, header, scheme) and never a value, ``DELETE`` removes one. The gateway injects
+it after the egress rule passes, only into requests to that exact scheme, host and port (plain http
+only with ``allow_http``), overwriting a header of that name from the guest. A value the transport
+cannot send is refused here, with its code and field, rather than failing at call time. The egress
 allow-list names hosts a tenant's turns may reach besides their bound operations; tenant gates hold
 matching requests for approval on any host.
 """
@@ -11,8 +13,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Response
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select
 
 from skillhouse.api.deps import AdminDep, DatabaseDep
@@ -25,29 +27,39 @@ router = APIRouter(prefix="/v1", tags=["credentials"])
 
 HOST_PATTERN = r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$"
 Host = Annotated[str, Path(pattern=HOST_PATTERN, max_length=255, description="`host` or `host:port`.")]
+OriginScheme = Annotated[Literal["http", "https"], Query(description="The binding's origin scheme.")]
 HeaderName = Annotated[str, Path(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$", description="The header's name.")]
 
 
 class CredentialPut(BaseModel):
-    """Body of ``PUT /v1/credentials``: a secret for (host, header). The value is never read back."""
+    """Body of ``PUT /v1/credentials``: a secret for (origin, header). The value is never read back."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    host: str = Field(pattern=HOST_PATTERN, max_length=255, description="`api.github.com` or `host:port` (more specific).")
+    origin: str = Field(
+        max_length=300, validation_alias=AliasChoices("origin", "host"),
+        description="`https://api.example.com[:port]` or `http://host[:port]` (with `allow_http`). A bare `host` or "
+                    "`host:port` (also accepted as the field `host`) means https, port 443 unless given.",
+    )  # fmt: skip
     scheme: Literal["bearer", "basic", "header"] = Field(
         description="`bearer`: `Authorization: Bearer <value>`; `basic`: value `user:password`; `header`: `<header>: <value>`.")
     header: str | None = Field(default=None, pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$",
                                description="The header name for scheme `header` (an API-key header).")
-    value: str = Field(min_length=1, max_length=8192, pattern=r"^[^\r\n]+$", json_schema_extra={"writeOnly": True},
-                       description="The secret. Stored encrypted; never returned, logged or shown.")
+    allow_http: bool = Field(default=False, description="Opt in to sending this secret over plain http (an `http://` origin).")
+    value: str = Field(max_length=65536, json_schema_extra={"writeOnly": True},
+                       description="The secret: printable ASCII, no leading or trailing space, a header value of at most "
+                                   "8192 bytes. Stored encrypted; never returned, logged or shown.")
 
 
 class BindingOut(BaseModel):
     """Where a credential goes; never what it is."""
 
+    origin: str = Field(description="`scheme://host[:port]`, the port left out when it is the scheme's default.")
     host: str
+    port: int
     header: str = Field(description="Lowercased header name.")
     scheme: Literal["bearer", "basic", "header"]
+    allow_http: bool = Field(description="Whether the origin is plain http, opted in to.")
 
 
 class BindingList(BaseModel):
@@ -79,14 +91,18 @@ class TenantGates(BaseModel):
 
 
 def _out(binding: Binding) -> BindingOut:
-    return BindingOut(host=binding.host, header=binding.header, scheme=binding.scheme)  # type: ignore[arg-type]
+    return BindingOut(origin=binding.origin.text, host=binding.host, port=binding.origin.port, header=binding.header,
+                      scheme=binding.scheme, allow_http=binding.allow_http)  # type: ignore[arg-type]
 
 
 @router.put("/credentials", responses=gateway_responses())
 def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -> BindingOut:
-    """Bind a secret to (host, header) for the calling tenant, replacing an earlier one."""
+    """Bind a secret to (origin, header) for the calling tenant, replacing an earlier one.
+
+    Refused with a code and the field: `invalid-origin`, `origin-scheme-refused`, `http-needs-opt-in`,
+    `allow-http-mismatch`, `secret-not-sendable`, `secret-too-long`, `invalid-credential`."""
     try:
-        return _out(gateway.credentials.put(tenant.id, body.host, body.scheme, body.value, body.header))
+        return _out(gateway.credentials.put(tenant.id, body.origin, body.scheme, body.value, body.header, body.allow_http))
     except GatewayError as exc:
         raise api_error(exc) from None
 
@@ -99,10 +115,15 @@ def list_credentials(tenant: AdminDep, gateway: GatewayDep) -> BindingList:
 
 @router.delete("/credentials/{host}/{header}", status_code=204, response_class=Response,
                responses=gateway_responses(404))
-def delete_credential(host: Host, header: HeaderName, tenant: AdminDep, gateway: GatewayDep) -> Response:
-    """Remove a binding; the gateway stops injecting it at once."""
-    if not gateway.credentials.delete(tenant.id, host, header):
-        raise NotFound("credential-not-found", f"no credential for {host} ({header.lower()})")
+def delete_credential(host: Host, header: HeaderName, tenant: AdminDep, gateway: GatewayDep,
+                      origin_scheme: OriginScheme = "https") -> Response:  # fmt: skip
+    """Remove a binding; the gateway stops injecting it at once. ``?origin_scheme=http`` names an http origin."""
+    try:
+        removed = gateway.credentials.delete(tenant.id, f"{origin_scheme}://{host}", header)
+    except GatewayError as exc:
+        raise api_error(exc) from None
+    if not removed:
+        raise NotFound("credential-not-found", f"no credential for {origin_scheme}://{host} ({header.lower()})")
     return Response(status_code=204)
 
 

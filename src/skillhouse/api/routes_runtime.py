@@ -205,7 +205,9 @@ def _check_secret(gateway: Gateway, tenant: str, ref: str, url: str) -> None:
     if host.lower() not in (target.hostname, authority):
         raise Invalid("secret-host-mismatch", f"secrets_ref {ref} is not for {target.hostname}",
                       [problem("secrets_ref", "secret-host-mismatch", f"bind a credential to {target.hostname}")])
-    bound = [b for b in gateway.credentials.list(tenant) if b.host == host.lower() and header.lower() in ("", b.header)]
+    scheme, port = target.scheme, target.port or (443 if target.scheme == "https" else 80)
+    bound = [b for b in gateway.credentials.list(tenant)  # bound to the operation's origin, the only one it gets
+             if (b.origin.scheme, b.host, b.origin.port) == (scheme, target.hostname, port) and header.lower() in ("", b.header)]
     if not bound:
         raise Invalid("unknown-secret", f"no credential bound as {ref}",
                       [problem("secrets_ref", "unknown-secret", "PUT /v1/credentials binds one (host, header)")])

@@ -1,10 +1,15 @@
-"""Credentials bound per tenant, host and header: encrypted at rest, written but never read back.
+"""Credentials bound per tenant, origin and header: encrypted at rest, written but never read back.
 
 A credential is one of three schemes: ``bearer`` (``Authorization: Bearer <secret>``), ``basic``
 (``Authorization: Basic base64(<user:password>)``) or ``header`` (``<header>: <secret>``, an API-key
 header). The header value is encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under the key in
 ``SKILLHOUSE_SECRET_KEY``. The only reader is the gateway, which injects the value after the egress
 rule passes and hands the secret's spellings to the redactor; the API lists bindings, never values.
+
+A binding's origin is scheme + host + port (``credential_input.py``): it is injected only into a
+request whose canonical target has that exact scheme, host and port, over plain http only with the
+binding's ``allow_http`` opt-in. Redaction is wider on purpose: every secret bound anywhere on the
+request's host is scrubbed from its answer, whatever the scheme or port.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import base64
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, cast
 
 from cryptography.fernet import Fernet, InvalidToken
-from sqlalchemy import Table, bindparam, delete, or_, select
+from sqlalchemy import Table, bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 
+from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError
 from skillhouse.store.database import Database
@@ -27,17 +34,23 @@ from skillhouse.store.prepared import DriverTransaction, Prepared, read
 
 SCHEMES = ("bearer", "basic", "header")
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_HOST = re.compile(r"^[a-z0-9.\-\[\]:]+$")
 _TABLE = cast(Table, CredentialRow.__table__)
+CREDENTIAL_COLUMNS = (_TABLE.c.origin_scheme, _TABLE.c.port, _TABLE.c.allow_http, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value)
+"""What the gateway reads of each credential of a host, in this order (``stored_state.py`` reads them too)."""
 
 
 @dataclass(frozen=True)
 class Binding:
     """What the API may show of a credential: where it goes, never what it is."""
 
-    host: str
+    origin: Origin
     header: str
     scheme: str
+    allow_http: bool = False
+
+    @property
+    def host(self) -> str:
+        return self.origin.host
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,15 @@ class Injection:
     header: str
     value: str
     secrets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HostCredentials:
+    """For one request: the headers its origin gets, and every secret bound anywhere on its host."""
+
+    injections: Sequence[Injection] = ()
+    secrets: tuple[str, ...] = ()
+    """Redacted from the answer whatever the scheme or port: an echo of any of them is a leak."""
 
 
 def header_value(scheme: str, secret: str) -> tuple[str, tuple[str, ...]]:
@@ -71,6 +93,11 @@ def secrets_of(scheme: str, value: str) -> tuple[str, ...]:
     return header_value(scheme, secret)[1] + (value,)
 
 
+def injects(origin_scheme: str, port: int, allow_http: bool, target: Target) -> bool:
+    """Whether a binding of the target's host goes on this request: same scheme and port, http only by opt-in."""
+    return origin_scheme == target.scheme and port == target.port and (origin_scheme == "https" or allow_http)
+
+
 class CredentialStore:
     """Write, list and delete a tenant's credentials; :meth:`for_target` is the gateway's reader."""
 
@@ -78,10 +105,7 @@ class CredentialStore:
         self.database = database
         self._for_target = Prepared(
             database,
-            select(_TABLE.c.host, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value).where(
-                _TABLE.c.tenant_id == bindparam("tenant"),
-                or_(_TABLE.c.host == bindparam("host"), _TABLE.c.host == bindparam("authority")),
-            ),
+            select(*CREDENTIAL_COLUMNS).where(_TABLE.c.tenant_id == bindparam("tenant"), _TABLE.c.host == bindparam("host")),
         )
         self._fernet: Fernet | None = None
         if secret_key:
@@ -92,6 +116,8 @@ class CredentialStore:
                     "SKILLHOUSE_SECRET_KEY must be 32 bytes in urlsafe base64 (Fernet.generate_key())",
                     code="secret-key-invalid",
                 ) from None
+        # decrypted once per stored value, not per request: the redactor's forms are cached per secret too
+        self._opened = lru_cache(maxsize=1024)(self._decrypt)
 
     def _cipher(self) -> Fernet:
         if self._fernet is None:
@@ -100,83 +126,91 @@ class CredentialStore:
             )
         return self._fernet
 
-    def put(self, tenant: str, host: str, scheme: str, secret: str, header: str | None = None) -> Binding:
-        """Bind ``secret`` to (tenant, host, header), replacing any earlier one."""
-        host = host.strip().lower()
-        if not host or not _HOST.match(host):
-            raise CredentialError("host must be a host name or host:port", field="host")
+    def put(self, tenant: str, origin: str, scheme: str, secret: str, header: str | None = None,
+            allow_http: bool = False) -> Binding:  # fmt: skip
+        """Bind ``secret`` to (tenant, origin, header), replacing any earlier one; refuse what cannot be sent."""
+        where = parse_origin(origin)
+        check_opt_in(where, allow_http)
         if scheme not in SCHEMES:
             raise CredentialError(f"scheme must be one of {', '.join(SCHEMES)}", field="scheme")
-        if not secret or any(ch in secret for ch in "\r\n"):
-            raise CredentialError("secret must be a non-empty single line", field="secret")
         if scheme == "basic" and ":" not in secret:
-            raise CredentialError("a basic credential is user:password", field="secret")
+            raise CredentialError("a basic credential is user:password", field="value")
         name = "Authorization" if scheme in ("bearer", "basic") else (header or "")
-        if not _TOKEN.match(name):
+        if not _TOKEN.match(name) or len(name) > 128:
             raise CredentialError("header must be a valid HTTP header name", field="header")
         value, _ = header_value(scheme, secret)
+        check_sendable(secret, value)
         encrypted = self._cipher().encrypt(value.encode()).decode()
+        row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port, "header": name.lower()}
         for _attempt in range(3):
             try:
                 with self.database.transaction() as session:
-                    session.execute(
-                        delete(CredentialRow).where(
-                            CredentialRow.tenant_id == tenant, CredentialRow.host == host, CredentialRow.header == name.lower()
-                        )
-                    )
-                    session.add(CredentialRow(tenant_id=tenant, host=host, header=name.lower(), scheme=scheme, value=encrypted))
+                    session.execute(delete(CredentialRow).where(*(getattr(CredentialRow, k) == v for k, v in row.items())))
+                    session.add(CredentialRow(**row, allow_http=allow_http, scheme=scheme, value=encrypted))
                 break
             except IntegrityError:
                 continue  # a concurrent writer bound the same header first; replace theirs
-        return Binding(host, name.lower(), scheme)
+        return Binding(where, name.lower(), scheme, allow_http)
 
     def list(self, tenant: str) -> list[Binding]:
         with self.database.transaction() as session:
             rows = session.scalars(
-                select(CredentialRow).where(CredentialRow.tenant_id == tenant).order_by(CredentialRow.host, CredentialRow.header)
+                select(CredentialRow)
+                .where(CredentialRow.tenant_id == tenant)
+                .order_by(CredentialRow.host, CredentialRow.origin_scheme, CredentialRow.port, CredentialRow.header)
             )
-            return [Binding(r.host, r.header, r.scheme) for r in rows]
+            return [Binding(Origin(r.origin_scheme, r.host, r.port), r.header, r.scheme, r.allow_http) for r in rows]
 
-    def delete(self, tenant: str, host: str, header: str) -> bool:
+    def delete(self, tenant: str, origin: str, header: str) -> bool:
+        """Remove the binding of ``origin`` (a bare host meaning https, as in :meth:`put`) and ``header``."""
+        where = parse_origin(origin)
         with self.database.transaction() as session:
             result = session.execute(
                 delete(CredentialRow).where(
                     CredentialRow.tenant_id == tenant,
-                    CredentialRow.host == host.strip().lower(),
+                    CredentialRow.host == where.host,
+                    CredentialRow.origin_scheme == where.scheme,
+                    CredentialRow.port == where.port,
                     CredentialRow.header == header.lower(),
                 )
             )
             return bool(getattr(result, "rowcount", 0))
 
-    def for_target(self, tenant: str, target: Target) -> Sequence[Injection]:
+    def for_target(self, tenant: str, target: Target) -> HostCredentials:
         """The headers to inject for a request to ``target`` (decrypted here and only here)."""
         return read(self.database, lambda transaction: self.for_target_later(transaction, tenant, target)())
 
     def for_target_later(
         self, transaction: DriverTransaction, tenant: str, target: Target
-    ) -> Callable[[], Sequence[Injection]]:
+    ) -> Callable[[], HostCredentials]:
         """:meth:`for_target` with its read sent in the caller's transaction; call the result for the headers."""
-        pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host, "authority": target.authority})
-        return lambda: self.injections(target, pending.rows())
+        pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host})
+        return lambda: self.for_rows(target, pending.rows())
 
-    def injections(self, target: Target, found: Sequence[tuple[Any, ...]]) -> Sequence[Injection]:
-        """The headers to inject from credential rows read for ``target``: (host, header, scheme, encrypted value)."""
+    def for_rows(self, target: Target, found: Sequence[tuple[Any, ...]]) -> HostCredentials:
+        """From the host's rows (:data:`CREDENTIAL_COLUMNS`): the origin's injections and every secret of the host."""
         if not found:
-            return ()
-        cipher = self._cipher()
-        chosen: dict[str, tuple[str, str, str]] = {}
-        for host, header, scheme, encrypted in found:
-            # a host:port binding is more specific than a host binding for the same header
-            if header not in chosen or host == target.authority:
-                chosen[header] = (host, scheme, encrypted)
-        injections = []
-        for header, (host, scheme, encrypted) in chosen.items():
-            try:
-                value = cipher.decrypt(encrypted.encode()).decode()
-            except InvalidToken:
-                raise CredentialError(
-                    f"the credential for {host} ({header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
-                    code="credential-undecryptable",
-                ) from None
-            injections.append(Injection(header, value, secrets_of(scheme, value)))
-        return injections
+            return HostCredentials()
+        injections: list[Injection] = []
+        secrets: list[str] = []
+        for origin_scheme, port, allow_http, header, scheme, encrypted in found:
+            value, spelled = self._opened(header, scheme, encrypted)
+            secrets.extend(spelled)
+            if injects(origin_scheme, int(port), bool(allow_http), target):
+                if unsendable(value) is not None:
+                    raise CredentialError(
+                        f"the credential for {target.authority} ({header}) cannot be sent as a header; bind it again",
+                        code="credential-not-sendable",
+                    )
+                injections.append(Injection(header, value, spelled))
+        return HostCredentials(injections, tuple(secrets))
+
+    def _decrypt(self, header: str, scheme: str, encrypted: str) -> tuple[str, tuple[str, ...]]:
+        try:
+            value = self._cipher().decrypt(encrypted.encode()).decode()
+        except InvalidToken:
+            raise CredentialError(
+                f"a credential ({header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
+                code="credential-undecryptable",
+            ) from None
+        return value, secrets_of(scheme, value)

@@ -12,7 +12,13 @@
     ├── IdempotencyMismatch           ``idempotency-mismatch``: same identity, different payload
     ├── UpstreamUnresolved            ``upstream-unresolved``: sent, outcome unknown; never resent
     ├── UpstreamFailed                ``upstream-unreachable``/``upstream-failed``: nothing was sent
-    └── CredentialError               ``secret-key-missing``, ``invalid-credential``, ``credential-not-found``
+    └── CredentialError               ``secret-key-missing``, ``invalid-credential``, ``credential-not-found``,
+                                      set time: ``invalid-origin``, ``origin-scheme-refused``, ``http-needs-opt-in``,
+                                      ``allow-http-mismatch``, ``secret-not-sendable``, ``secret-too-long``
+
+An answer whose echo of a bound secret cannot be redacted in place is not an exception: the request
+ran, so the answer itself becomes ``{"error": {"code": "response-withheld", "status", "message"}}``
+(``gateway/redaction.py``).
 
 No error ever carries a secret: messages are built from hosts, paths and codes only.
 """

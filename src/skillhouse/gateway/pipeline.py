@@ -188,7 +188,7 @@ class Gateway:
         policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, private_hosts)
         call.decision = decide_egress(call.target, policy, resolve, self.resolver)
         call.match = match
-        redactor = Redactor(secret for injection in stored.injections for secret in injection.secrets)
+        redactor = Redactor(stored.secrets)  # every secret of the host, whatever its origin's scheme or port
         injected = {injection.header for injection in injections}
         canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
         committed = commitment(canonical)
@@ -264,9 +264,7 @@ class Gateway:
     @staticmethod
     def _answer(response: UpstreamResponse, redactor: Redactor) -> dict[str, Any]:
         headers = {k: v for k, v in response.headers.items() if k.lower() not in _NOT_RETURNED}
-        if redactor:
-            return {"status": response.status, "headers": redactor.headers(headers), "body": redactor.text(response.body)}
-        return {"status": response.status, "headers": headers, "body": response.body}
+        return redactor.answer(response.status, headers, response.body)  # scrubbed, or response-withheld
 
     def close(self) -> None:
         self.upstream.close()

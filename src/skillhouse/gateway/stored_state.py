@@ -18,12 +18,12 @@ from sqlalchemy import (
     JSON,
     BindParameter,
     Float,
+    Integer,
     Table,
     Text,
     bindparam,
     literal,
     null,
-    or_,
     select,
     union_all,
 )
@@ -48,11 +48,14 @@ _TEXTS, _NUMBERS = 4, 2
 
 @dataclass(frozen=True)
 class StoredState:
-    """The tenant's allow-list and own gates, the credentials for the target, the key's row if any."""
+    """The tenant's allow-list and own gates, the target's credentials and its host's secrets, the key's row if any."""
 
     allow_list: list[str]
     tenant_gates: list[Gate]
     injections: Sequence[Injection]
+    """The headers bound to the target's exact origin."""
+    secrets: tuple[str, ...]
+    """Every secret bound on the target's host (any scheme or port): what the answer is scrubbed of."""
     seen: KeyRow | None
 
 
@@ -70,10 +73,12 @@ def _one_read() -> Any:
     return union_all(
         _branch("host", [_HOSTS.c.host]).where(_HOSTS.c.tenant_id == _TENANT),
         _branch("gate", [_GATES.c.matches, _GATES.c.reason]).where(_GATES.c.tenant_id == _TENANT),
-        _branch("credential", [_CREDENTIALS.c.host, _CREDENTIALS.c.header, _CREDENTIALS.c.scheme, _CREDENTIALS.c.value]).where(
-            _CREDENTIALS.c.tenant_id == _TENANT,
-            or_(_CREDENTIALS.c.host == bindparam("host"), _CREDENTIALS.c.host == bindparam("authority")),
-        ),
+        # every binding of the host: the origin's are injected, all of them are redacted
+        _branch(
+            "credential",
+            [_CREDENTIALS.c.origin_scheme, _CREDENTIALS.c.header, _CREDENTIALS.c.scheme, _CREDENTIALS.c.value],
+            [_CREDENTIALS.c.port, sql_cast(_CREDENTIALS.c.allow_http, Integer)],  # PostgreSQL casts no boolean to float
+        ).where(_CREDENTIALS.c.tenant_id == _TENANT, _CREDENTIALS.c.host == bindparam("host")),
         _branch("key", [state, commitment], [lease_until, expires_at], response).where(
             _KEYS.c.tenant_id == _TENANT, _KEYS.c.key == bindparam("key")
         ),
@@ -97,7 +102,7 @@ class StoredStateReader:
     def _read(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
         if self._one_read is None:
             return self._read_each(transaction, tenant, target, key)
-        values = {"tenant": tenant, "host": target.host, "authority": target.authority, "key": key}
+        values = {"tenant": tenant, "host": target.host, "key": key}
         hosts, gates, credentials, seen = [], [], [], None
         for kind, text1, text2, text3, text4, number1, number2, document in transaction.rows(self._one_read, values):
             if kind == "host":
@@ -105,18 +110,21 @@ class StoredStateReader:
             elif kind == "gate":
                 gates.append(_gate(text1, text2))
             elif kind == "credential":
-                credentials.append((text1, text2, text3, text4))
+                credentials.append((text1, int(number1), bool(number2), text2, text3, text4))
             else:
                 seen = key_row((text1, text2, number1, number2, document))
-        return StoredState(hosts, gates, self.credentials.injections(target, credentials), seen)
+        found = self.credentials.for_rows(target, credentials)
+        return StoredState(hosts, gates, found.injections, found.secrets, seen)
 
     def _read_each(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
         hosts = transaction.rows(self._hosts, {"tenant": tenant})
         gates = transaction.rows(self._gates, {"tenant": tenant})
-        injections = self.credentials.for_target_later(transaction, tenant, target)
+        credentials = self.credentials.for_target_later(transaction, tenant, target)
         seen = None if key is None else self.keys.read_later(transaction, tenant, key)
         tenant_gates = [_gate(matches, reason) for matches, reason in gates]
-        return StoredState([host for (host,) in hosts], tenant_gates, injections(), None if seen is None else seen())
+        found = credentials()
+        return StoredState([host for (host,) in hosts], tenant_gates, found.injections, found.secrets,
+                           None if seen is None else seen())
 
 
 def _gate(matches: str, reason: str | None) -> Gate:

@@ -1,6 +1,6 @@
 """The gateway's tables: credentials, tenant egress policy, approvals, idempotency keys, audit, turns.
 
-What must hold across replicas is a constraint here: one credential per (tenant, host, header); one
+What must hold across replicas is a constraint here: one credential per (tenant, origin, header), http only by opt-in; one
 idempotency row per (tenant, key), which is what makes the first of many concurrent identical requests
 the only one that runs; approval and key states limited to their lifecycles. Times that SQL compares
 (leases, expiries) are epoch seconds so SQLite and PostgreSQL compare them alike. No column holds a
@@ -13,7 +13,19 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, DateTime, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from skillhouse.store.base import Base
@@ -31,17 +43,26 @@ def _one_of(column: str, values: tuple[str, ...]) -> str:
 
 
 class CredentialRow(Base):
-    """A secret bound to (tenant, host, header): ``value`` is the encrypted header value."""
+    """A secret bound to (tenant, origin, header): ``value`` is the encrypted header value.
+
+    The origin is ``origin_scheme`` + ``host`` + ``port``; an http origin exists only with its
+    ``allow_http`` opt-in, which the database itself enforces.
+    """
 
     __tablename__ = "gateway_credentials"
     __table_args__ = (
-        UniqueConstraint("tenant_id", "host", "header", name="uq_gateway_credentials_binding"),
+        UniqueConstraint("tenant_id", "host", "origin_scheme", "port", "header", name="uq_gateway_credentials_origin"),
         CheckConstraint("scheme IN ('bearer', 'basic', 'header')", name="ck_gateway_credentials_scheme"),
+        CheckConstraint("origin_scheme IN ('http', 'https')", name="ck_gateway_credentials_origin_scheme"),
+        CheckConstraint("origin_scheme = 'https' OR allow_http", name="ck_gateway_credentials_http_opt_in"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
     host: Mapped[str] = mapped_column(String(255))
+    origin_scheme: Mapped[str] = mapped_column(String(8), server_default="https")
+    port: Mapped[int] = mapped_column(Integer, server_default="443")
+    allow_http: Mapped[bool] = mapped_column(Boolean, server_default=false())
     header: Mapped[str] = mapped_column(String(128))
     scheme: Mapped[str] = mapped_column(String(16))
     value: Mapped[str] = mapped_column(Text)

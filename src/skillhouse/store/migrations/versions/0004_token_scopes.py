@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_token_scopes"
-down_revision = "0002_gateway"
+down_revision = "0003_credential_origins"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,40 @@
+"""``skillhouse credentials set`` takes an origin and refuses, with a code, a secret the transport cannot send."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+from typer.testing import CliRunner
+
+from skillhouse.cli import app
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"SKILLHOUSE_DATABASE_URL": f"sqlite:///{tmp_path / 'skillhouse.db'}", "SKILLHOUSE_DATA_DIR": str(tmp_path),
+            "SKILLHOUSE_SECRET_KEY": Fernet.generate_key().decode()}
+
+
+def _set(env: dict[str, str], secret: str, *options: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["credentials", "set", "--tenant", "acme", *options], input=secret + "\n", env=env)
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize("secret", ["tok\u00e9n-value", "token\u2028value", "token\x1bvalue", "t" * 9000])
+def test_an_unsendable_secret_is_refused_with_its_code(env: dict[str, str], secret: str) -> None:
+    code, stderr = _set(env, secret, "--origin", "https://api.example.com")
+    assert code == 1 and ("secret-not-sendable" in stderr or "secret-too-long" in stderr) and secret not in stderr
+    assert CliRunner().invoke(app, ["credentials", "list", "--tenant", "acme"], env=env).stdout == ""
+
+
+def test_an_http_origin_needs_allow_http(env: dict[str, str]) -> None:
+    code, stderr = _set(env, "s3cret-value", "--origin", "http://10.0.0.5:8080")
+    assert code == 1 and "http-needs-opt-in" in stderr
+    assert _set(env, "s3cret-value", "--origin", "http://10.0.0.5:8080", "--allow-http")[0] == 0
+    assert _set(env, "s3cret-value", "--origin", "ftp://10.0.0.5")[1].startswith("error: origin-scheme-refused: ")
+    listed = CliRunner().invoke(app, ["credentials", "list", "--tenant", "acme"], env=env)
+    assert listed.stdout == "http://10.0.0.5:8080\tauthorization\tbearer\tallow-http\n"
+    deleted = CliRunner().invoke(app, ["credentials", "delete", "--tenant", "acme", "--origin", "http://10.0.0.5:8080"], env=env)
+    assert deleted.exit_code == 0
