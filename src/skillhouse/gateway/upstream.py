@@ -159,11 +159,13 @@ class UpstreamClient:
     def send(self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None) -> UpstreamResponse:
         """Send to the checked address; raises :class:`NotSent`, :class:`MaybeSent` or :class:`Withheld`."""
         authority = decision.target.authority
-        attempt = Attempt(time.monotonic() + self.deadline_seconds)
+        # until the transport takes the request, everything is local: nothing can have been written
+        attempt = Attempt(time.monotonic() + self.deadline_seconds, watched=True)
         scope = CURRENT.set(attempt)
         try:
             client = self._client(decision)
             request = client.build_request(method, url, headers=headers, content=None if body is None else body.encode())
+            attempt.watched = False  # a transport that reports its writes says so itself
             response = client.send(request, stream=True)
             try:
                 return self._read(response, attempt, authority)

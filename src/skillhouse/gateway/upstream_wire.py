@@ -37,7 +37,8 @@ class Attempt:
     deadline: float
     wrote: bool = False
     watched: bool = False
-    """True once a transport that reports every write (:class:`PinnedTransport`) carries the call."""
+    """Whether every write so far would have been seen: true before a transport takes the call, and
+    while a transport that reports its writes (:class:`PinnedTransport`) carries it."""
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
