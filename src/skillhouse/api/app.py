@@ -12,6 +12,7 @@ from skillhouse.api import (
     console,
     routes_approvals,
     routes_credentials,
+    routes_keys,
     routes_runtime,
     routes_skills,
     routes_tokens,
@@ -21,7 +22,8 @@ from skillhouse.api.errors import install_error_handlers
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
-ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials, console)
+ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials, routes_keys,
+           console)
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
