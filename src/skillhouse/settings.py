@@ -14,7 +14,7 @@
 ``SKILLHOUSE_APPROVAL_TTL_SECONDS`` how long an approval stays decidable and usable (default 86400)
 ``SKILLHOUSE_UPSTREAM_CA``   PEM file of CA certificates upstream TLS is verified against (default: the usual bundle)
 ``SKILLHOUSE_UPSTREAM_MAX_BYTES``        the largest upstream answer handed on, in bytes (default 8388608)
-``SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS`` one upstream call's whole time: connect, send, every read (default 60)
+``SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS`` one upstream call's whole time: connect, send, every read (default 40)
 ``SKILLHOUSE_TENANT_UPSTREAM_CALLS``     upstream calls one tenant may have in flight per process (default 16)
 ``SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS``  how long a call waits for a free slot before ``tenant-busy`` (default 2)
 """
@@ -98,8 +98,9 @@ class Settings:
     """CA certificates (PEM) upstream TLS is verified against instead of the default bundle."""
     upstream_max_bytes: int = 8 * 1024 * 1024
     """The largest upstream answer handed on; a larger one is withheld and reading stops at this size."""
-    upstream_deadline_seconds: float = 60.0
-    """One upstream call's whole time (connect, send, every read), however the upstream trickles."""
+    upstream_deadline_seconds: float = 40.0
+    """One upstream call's whole time (connect, send, every read), however the upstream trickles; keep it
+    below ``key_lease_seconds`` so a call ends before a duplicate may judge its key abandoned."""
     tenant_upstream_calls: int = 16
     """Upstream calls one tenant may have in flight at once in one process."""
     tenant_slot_wait_seconds: float = 2.0
@@ -128,7 +129,7 @@ class Settings:
             approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
             upstream_ca=Path(env["SKILLHOUSE_UPSTREAM_CA"]) if env.get("SKILLHOUSE_UPSTREAM_CA") else None,
             upstream_max_bytes=parse_count(env, "SKILLHOUSE_UPSTREAM_MAX_BYTES", 8 * 1024 * 1024),
-            upstream_deadline_seconds=parse_seconds(env, "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS", 60.0),
+            upstream_deadline_seconds=parse_seconds(env, "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS", 40.0),
             tenant_upstream_calls=parse_count(env, "SKILLHOUSE_TENANT_UPSTREAM_CALLS", 16),
             tenant_slot_wait_seconds=parse_seconds(env, "SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS", 2.0),
         )

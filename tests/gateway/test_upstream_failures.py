@@ -19,7 +19,7 @@ from tests.gateway.hostile_upstream import Hostile
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, UpstreamClient
 from skillhouse.gateway.egress import EgressDecision, parse_target
 from skillhouse.gateway.upstream import MaybeSent, NotSent, PinnedTransport
-from skillhouse.store.database import Database
+from skillhouse.store.database import Database, open_database
 
 RESOLVE = ("hollowbrook.local", 8084)
 
@@ -197,3 +197,13 @@ def test_a_hang_up_after_sending_leaves_the_key_unresolved_and_never_resends(
     assert len(hostile.requests) == 1
     assert [(k.state, k.key) for k in gateway.key_review.list(turn.tenant)] == [("unresolved", answer["error"]["idempotency_key"])]
     gateway.close()
+
+
+def test_a_fault_of_the_gateways_own_store_is_a_refusal_not_an_exception(database_url: str, turn: TurnContext) -> None:
+    unmigrated = open_database(database_url, migrate=False)  # no tables: every read of the store fails
+    gateway = Gateway(unmigrated, GatewayConfig(resolve={RESOLVE: "127.0.0.1:9"}), secret_key=SECRET_KEY)
+    try:
+        assert gateway.fetch(turn, booking_request())["error"]["code"] == "gateway-failure"
+    finally:
+        gateway.close()
+        unmigrated.dispose()

@@ -130,7 +130,21 @@ class Gateway:
         self.key_review = KeyReview(database)
 
     def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract."""
+        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
+        try:
+            return self._fetch(turn, request)
+        except Exception as exc:
+            # a fault of the gateway itself (its store, a bug): never a traceback to the guest or a 500 from
+            # the API. A key claimed for this request stays running and turns unresolved when its lease
+            # ends, so the request is never resent. Only the type is logged: messages may carry SQL values.
+            log.error("gateway failure deciding a request of tenant %s: %s", turn.tenant, type(exc).__name__)
+            return GatewayError(
+                f"the gateway failed while deciding this request ({type(exc).__name__}); if it was sent, its "
+                "idempotency key turns unresolved and it is not resent automatically",
+                code="gateway-failure",
+            ).document()
+
+    def _fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
         try:
             call = self._read(turn, request)
         except GatewayError as refusal:
@@ -141,16 +155,6 @@ class Gateway:
             decision = {"approval-required": "held", "egress-refused": "refused", "approval-denied": "refused"}.get(refusal.code, "error")
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
-        except Exception as exc:
-            # a fault of the gateway itself (its store, a bug): never a traceback to the guest or a 500 from
-            # the API. A key claimed for this request stays running and turns unresolved when its lease
-            # ends, so the request is never resent. Only the type is logged: messages may carry SQL values.
-            log.error("gateway failure on %s %s%s: %s", call.method, call.target.authority, call.target.path, type(exc).__name__)
-            return GatewayError(
-                f"the gateway failed while deciding {call.method} {call.target.path} ({type(exc).__name__}); "
-                "if it was sent, its idempotency key is unresolved and it is not resent automatically",
-                code="gateway-failure",
-            ).document()
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
         entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})

@@ -44,7 +44,8 @@ from skillhouse.gateway.upstream_wire import CURRENT, Attempt, PinnedBackend, Pi
 __all__ = ["MaybeSent", "NotSent", "PinnedBackend", "PinnedTransport", "UpstreamClient", "UpstreamResponse", "Withheld"]
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-DEADLINE_SECONDS = 60.0
+DEADLINE_SECONDS = 40.0
+"""Below the idempotency lease (45 s): a call ends before a duplicate could judge its key abandoned."""
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 
 # httpcore's debug trace writes raw request and response headers, which carry injected credentials
