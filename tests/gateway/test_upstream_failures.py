@@ -106,14 +106,16 @@ def test_each_stage_fails_as_not_sent_before_the_first_byte_and_maybe_sent_after
         ("http://hollowbrook.local:8084/rooms", {"X-Note": "caf\u00e9"}, "headers"),  # httpx: UnicodeEncodeError
         ("http://hollowbrook.local:8084/rooms", {"Bad Header": "x"}, "headers"),  # h11: LocalProtocolError
         ("http://hollowbrook.local:8084/rooms\x01", {}, "url"),  # httpx: InvalidURL
+        ("http://hollowbrook.local:8084/rooms", {}, "body"),  # a lone surrogate in the body
     ],
 )
 def test_a_request_the_client_will_not_put_on_the_wire_is_not_sent_with_its_field(
     hostile: Hostile, url: str, headers: dict[str, str], field: str
 ) -> None:
     client = UpstreamClient()
+    body = '{"note": "\ud800"}' if field == "body" else None
     with pytest.raises(NotSent) as failure:
-        client.send(decision_for("http://hollowbrook.local:8084/rooms", hostile.port), "GET", url, headers, None)
+        client.send(decision_for("http://hollowbrook.local:8084/rooms", hostile.port), "POST", url, headers, body)
     assert (failure.value.code, failure.value.field) == ("upstream-request-refused", field)
     assert hostile.requests == []
     client.close()
