@@ -134,6 +134,10 @@ def classify(exc: BaseException, attempt: Attempt, authority: str) -> NotSent | 
     return NotSent(f"{authority} could not be reached ({name}); nothing was sent")
 
 
+def _within(seconds: float | None, cap: float) -> float:
+    return cap if seconds is None else min(seconds, cap)
+
+
 class UpstreamClient:
     """Sends checked requests; one pooled transport per (scheme, name, checked address, port)."""
 
@@ -142,7 +146,11 @@ class UpstreamClient:
         max_response_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = DEADLINE_SECONDS,
     ) -> None:  # fmt: skip
         self._factory = transport_for or (lambda decision: PinnedTransport(decision.address, decision.port))
-        self.timeout = timeout
+        # no single phase may outlast the whole call (the pool's wait for a connection included)
+        self.timeout = httpx.Timeout(
+            connect=_within(timeout.connect, deadline_seconds), read=_within(timeout.read, deadline_seconds),
+            write=_within(timeout.write, deadline_seconds), pool=_within(timeout.pool, deadline_seconds),
+        )  # fmt: skip
         self.max_response_bytes = max_response_bytes
         self.deadline_seconds = deadline_seconds
         self._clients: dict[tuple[str, str, str, int], httpx.Client] = {}
