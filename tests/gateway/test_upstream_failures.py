@@ -209,3 +209,25 @@ def test_a_fault_of_the_gateways_own_store_is_a_refusal_not_an_exception(databas
     finally:
         gateway.close()
         unmigrated.dispose()
+
+
+CHARGE = {"method": "POST", "url": "http://hollowbrook.local:8084/charges", "headers": {"Content-Type": "application/json"},
+          "body": '{"amount_cents": 19000, "booking_id": "b1", "description": "Two nights"}'}
+
+
+def test_an_approved_request_that_was_not_sent_keeps_its_approval_and_runs_later(
+    database: Database, hostile: Hostile, turn: TurnContext
+) -> None:
+    with Hostile() as closed:
+        port = closed.port  # nothing listens here any more
+    unreachable = Gateway(database, GatewayConfig(resolve={RESOLVE: f"127.0.0.1:{port}"}), secret_key=SECRET_KEY)
+    approval_id = unreachable.fetch(turn, CHARGE)["error"]["approval_id"]
+    unreachable.approvals.decide(turn.tenant, approval_id, True, by="ops")
+    assert unreachable.fetch(turn, CHARGE)["error"]["code"] == "upstream-unreachable"
+    assert unreachable.approvals.get(turn.tenant, approval_id).state == "approved"  # given back, not used up
+    unreachable.close()
+    working = gateway_with(database, hostile)
+    assert working.fetch(turn, CHARGE)["status"] == 201
+    assert working.approvals.get(turn.tenant, approval_id).state == "used"
+    assert len(hostile.requests) == 1
+    working.close()
