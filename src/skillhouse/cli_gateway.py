@@ -1,10 +1,11 @@
-"""The gateway's commands: ``skillhouse approvals list|show|approve|deny`` and ``skillhouse credentials set|list|delete``.
+"""The gateway's commands: ``skillhouse approvals list|show|approve|deny``, ``skillhouse credentials set|list|delete``
+and ``skillhouse keys list|clear|clearings``.
 
 They act on the store named by the settings (``SKILLHOUSE_DATABASE_URL`` or the data directory) for
 one tenant (``--tenant``, or for approvals the tenant of the ``SKILLHOUSE_TOKEN`` token), through the same gateway stores the API uses, so a decision here counts once with
 decisions made in the API or the console. A credential's secret is read from standard input (or a
 hidden prompt), never from the command line where shell history and ``ps`` would keep it, and is
-never printed. Every refusal prints ``error: CODE: message`` and exits 1 (2 for bad settings).
+never printed. Clearing an unresolved idempotency key records who cleared it (``--by``). Every refusal prints ``error: CODE: message`` and exits 1 (2 for bad settings).
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ if TYPE_CHECKING:
 
 approvals_app = typer.Typer(help="Held requests: list them, show one in full, approve or deny.", no_args_is_help=True)
 credentials_app = typer.Typer(help="Credentials the gateway injects, per tenant, origin and header.", no_args_is_help=True)
+keys_app = typer.Typer(help="Idempotency keys: list them, clear an unresolved one after checking the upstream.",
+                       no_args_is_help=True)
 
 Tenant = Annotated[str, typer.Option("--tenant", help="The tenant whose approvals or credentials these are.")]
 TenantOrToken = Annotated[
     str | None, typer.Option("--tenant", help="The tenant whose approvals these are (default: SKILLHOUSE_TOKEN's).")
 ]
 States = ("pending", "approved", "denied", "used", "expired")
+KeyStates = ("running", "completed", "unresolved")
 
 
 def _fail(code: str, message: str, status: int = 1) -> typer.Exit:
@@ -198,6 +202,40 @@ def credentials_delete(
     print(f"deleted the credential for {origin} ({header.lower()})", file=sys.stderr)
 
 
+@keys_app.command("list")
+def keys_list(
+    tenant: Tenant,
+    state: Annotated[str | None, typer.Option("--state", help=f"Only this state: {', '.join(KeyStates)}.")] = None,
+) -> None:
+    """One line per key, newest first: key, state, operation, created, expires (epoch seconds)."""
+    if state is not None and state not in KeyStates:
+        raise _fail("invalid-state", f"--state must be one of {', '.join(KeyStates)}")
+    with _gateway() as gateway:
+        for key in gateway.key_review.list(tenant, state):
+            print(f"{key.key}\t{key.state}\t{key.operation}\tcreated {key.created_at:.0f}\texpires {key.expires_at:.0f}")
+
+
+@keys_app.command("clear")
+def keys_clear(
+    key: Annotated[str, typer.Argument(help="The unresolved key (skh-...).")],
+    tenant: Tenant,
+    by: Annotated[str, typer.Option("--by", help="Who clears it (recorded).")] = "cli",
+) -> None:
+    """Clear an unresolved key once the upstream was checked: the identical request may then run again."""
+    with _gateway() as gateway:
+        clearing = gateway.key_review.clear(tenant, key, f"cli: {by}")
+    print(f"cleared {clearing.key} ({clearing.operation}) by {clearing.cleared_by}", file=sys.stderr)
+
+
+@keys_app.command("clearings")
+def keys_clearings(tenant: Tenant) -> None:
+    """Every clearing of the tenant's keys, newest first: key, operation, who, when (epoch seconds)."""
+    with _gateway() as gateway:
+        for clearing in gateway.key_review.clearings(tenant):
+            print(f"{clearing.key}\t{clearing.operation}\t{clearing.cleared_by}\t{clearing.cleared_at:.0f}")
+
+
 def add_gateway_commands(app: typer.Typer) -> None:
     app.add_typer(approvals_app, name="approvals")
     app.add_typer(credentials_app, name="credentials")
+    app.add_typer(keys_app, name="keys")

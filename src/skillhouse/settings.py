@@ -16,6 +16,10 @@
 ``SKILLHOUSE_KEY_TTL_SECONDS``     how long a finished idempotency key answers duplicates (default 86400)
 ``SKILLHOUSE_APPROVAL_TTL_SECONDS`` how long an approval stays decidable and usable (default 86400)
 ``SKILLHOUSE_UPSTREAM_CA``   PEM file of CA certificates upstream TLS is verified against (default: the usual bundle)
+``SKILLHOUSE_UPSTREAM_MAX_BYTES``        the largest upstream answer handed on, in bytes (default 8388608)
+``SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS`` one upstream call's whole time: connect, send, every read (default 40)
+``SKILLHOUSE_TENANT_UPSTREAM_CALLS``     upstream calls one tenant may have in flight per process (default 16)
+``SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS``  how long a call waits for a free slot before ``tenant-busy`` (default 2)
 
 Scoped entries. A private host or a name mapping lets requests reach an address the egress rule
 otherwise refuses, so it is the deployment's to grant, per tenant where it can be:
@@ -111,6 +115,16 @@ def parse_seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def parse_count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A positive whole number from ``env[name]``, or ``default`` when unset."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a positive whole number, not {text!r}")
+    return int(text)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, read once."""
@@ -141,6 +155,15 @@ class Settings:
     """How long an approval can be decided and, once approved, used."""
     upstream_ca: Path | None = None
     """CA certificates (PEM) upstream TLS is verified against instead of the default bundle."""
+    upstream_max_bytes: int = 8 * 1024 * 1024
+    """The largest upstream answer handed on; a larger one is withheld and reading stops at this size."""
+    upstream_deadline_seconds: float = 40.0
+    """One upstream call's whole time (connect, send, every read), however the upstream trickles; keep it
+    below ``key_lease_seconds`` so a call ends before a duplicate may judge its key abandoned."""
+    tenant_upstream_calls: int = 16
+    """Upstream calls one tenant may have in flight at once in one process."""
+    tenant_slot_wait_seconds: float = 2.0
+    """How long a call waits for one of its tenant's slots before it is refused ``tenant-busy``."""
 
     def guest_cache_dir(self) -> Path:
         """``guest_cache``, else ``$SKILLHOUSE_GUEST_CACHE`` (settings built in code share the process's cache), else ``<data dir>/guest``."""
@@ -176,4 +199,8 @@ class Settings:
             key_ttl_seconds=parse_seconds(env, "SKILLHOUSE_KEY_TTL_SECONDS", 24 * 3600.0),
             approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
             upstream_ca=Path(env["SKILLHOUSE_UPSTREAM_CA"]) if env.get("SKILLHOUSE_UPSTREAM_CA") else None,
+            upstream_max_bytes=parse_count(env, "SKILLHOUSE_UPSTREAM_MAX_BYTES", 8 * 1024 * 1024),
+            upstream_deadline_seconds=parse_seconds(env, "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS", 40.0),
+            tenant_upstream_calls=parse_count(env, "SKILLHOUSE_TENANT_UPSTREAM_CALLS", 16),
+            tenant_slot_wait_seconds=parse_seconds(env, "SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS", 2.0),
         )

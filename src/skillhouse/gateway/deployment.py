@@ -1,8 +1,9 @@
 """The gateway a deployment runs: :func:`make_gateway` maps :class:`~skillhouse.settings.Settings` to it.
 
 One place decides how the environment shapes the gateway (fixed resolution and hosts open to private
-addresses, each for every tenant or for one tenant, the credential key, idempotency lease/wait/expiry, approval expiry and the CA upstream TLS
-is verified against), so the API, the MCP command and the CLI build the same gateway from the same
+addresses, each for every tenant or for one tenant, the credential key, idempotency lease/wait/expiry,
+approval expiry, the CA upstream TLS is verified against, the upstream answer cap and call deadline,
+and the per-tenant call limit), so the API, the MCP command and the CLI build the same gateway from the same
 settings.
 """
 
@@ -32,19 +33,23 @@ def gateway_config(settings: Settings) -> GatewayConfig:
         tenant_private_hosts=dict(settings.tenant_private_hosts),
         keys=keys,
         approval_ttl_seconds=settings.approval_ttl_seconds,
+        tenant_calls=settings.tenant_upstream_calls,
+        tenant_wait_seconds=settings.tenant_slot_wait_seconds,
     )
 
 
 def upstream_client(settings: Settings) -> UpstreamClient:
     """The upstream client: pinned to checked addresses, verifying TLS against ``upstream_ca`` when set."""
+    size, deadline = settings.upstream_max_bytes, settings.upstream_deadline_seconds
     if settings.upstream_ca is None:
-        return UpstreamClient()
+        return UpstreamClient(max_response_bytes=size, deadline_seconds=deadline)
     try:
         context = ssl.create_default_context(cafile=str(settings.upstream_ca))
     except (OSError, ssl.SSLError) as exc:
         raise GatewayError(f"SKILLHOUSE_UPSTREAM_CA {settings.upstream_ca} is not a readable PEM file of CA certificates "
                            f"({exc})", code="upstream-ca-invalid") from None
-    return UpstreamClient(lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context))
+    return UpstreamClient(lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context),
+                          max_response_bytes=size, deadline_seconds=deadline)
 
 
 def make_gateway(settings: Settings, database: Database) -> Gateway:

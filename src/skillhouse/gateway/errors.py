@@ -10,8 +10,12 @@
     │                                 ``approval-denied``
     ├── IdempotencyConflict           ``idempotency-conflict``: a duplicate still in flight
     ├── IdempotencyMismatch           ``idempotency-mismatch``: same identity, different payload
-    ├── UpstreamUnresolved            ``upstream-unresolved``: sent, outcome unknown; never resent
-    ├── UpstreamFailed                ``upstream-unreachable``/``upstream-failed``: nothing was sent
+    ├── UpstreamUnresolved            ``upstream-unresolved``: sent, outcome unknown; never resent (``cause``)
+    ├── UpstreamFailed                not sent (``sent: false``): ``upstream-unreachable``, ``upstream-request-refused``
+    │                                 (``field``), ``upstream-deadline-exceeded``, ``tenant-busy``; sent (``sent: true``):
+    │                                 ``upstream-failed``, ``upstream-deadline-exceeded``, ``upstream-response-too-large``,
+    │                                 ``upstream-encoding-refused`` (the last two with the upstream's ``status``)
+    ├── KeyNotFound, KeyNotUnresolved ``idempotency-key-not-found``, ``idempotency-key-not-unresolved`` (clearing a key)
     └── CredentialError               ``secret-key-missing``, ``invalid-credential``, ``credential-not-found``,
                                       set time: ``invalid-origin``, ``origin-scheme-refused``, ``http-needs-opt-in``,
                                       ``allow-http-mismatch``, ``secret-not-sendable``, ``secret-too-long``
@@ -19,6 +23,9 @@
 An answer whose echo of a bound secret cannot be redacted in place is not an exception: the request
 ran, so the answer itself becomes ``{"error": {"code": "response-withheld", "status", "message"}}``
 (``gateway/redaction.py``).
+
+``gateway-failure`` (a plain :class:`GatewayError`) is the gateway's own fault: ``Gateway.fetch`` answers it
+instead of raising. What each failure does to the key and the approval: ``docs/gateway.md``.
 
 No error ever carries a secret: messages are built from hosts, paths and codes only.
 """

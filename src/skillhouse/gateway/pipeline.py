@@ -43,10 +43,19 @@ from skillhouse.gateway.errors import (
     UpstreamUnresolved,
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
+from skillhouse.gateway.key_review import KeyReview
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.stored_state import StoredStateReader
-from skillhouse.gateway.upstream import MaybeSent, NotSent, UpstreamClient, UpstreamResponse
+from skillhouse.gateway.tenant_slots import TenantSlots
+from skillhouse.gateway.upstream import (
+    MaybeSent,
+    NotSent,
+    UpstreamClient,
+    UpstreamResponse,
+    Withheld,
+    failure_details,
+)
 from skillhouse.store.database import Database
 
 log = logging.getLogger("skillhouse.gateway")
@@ -69,6 +78,10 @@ class GatewayConfig:
     """Hosts open to private addresses for one tenant's requests only, on top of ``private_hosts``."""
     keys: KeyPolicy = field(default_factory=KeyPolicy)
     approval_ttl_seconds: float = 24 * 3600.0
+    tenant_calls: int = 16
+    """Upstream calls one tenant may have in flight at once in this process (``gateway/tenant_slots.py``)."""
+    tenant_wait_seconds: float = 2.0
+    """How long a call waits for one of its tenant's slots before ``tenant-busy``."""
 
     def private_reach(self, tenant: str) -> tuple[frozenset[str], Mapping[tuple[str, int], str]]:
         """For ``tenant``'s requests: the hosts open to private addresses and the fixed resolution, the
@@ -124,9 +137,25 @@ class Gateway:
         self.upstream = upstream or UpstreamClient()
         self.resolver = resolver
         self.stored = StoredStateReader(database, self.credentials, self.keys)
+        self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
+        self.key_review = KeyReview(database)
 
     def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract."""
+        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
+        try:
+            return self._fetch(turn, request)
+        except Exception as exc:
+            # a fault of the gateway itself (its store, a bug): never a traceback to the guest or a 500 from
+            # the API. A key claimed for this request stays running and turns unresolved when its lease
+            # ends, so the request is never resent. Only the type is logged: messages may carry SQL values.
+            log.error("gateway failure deciding a request of tenant %s: %s", turn.tenant, type(exc).__name__)
+            return GatewayError(
+                f"the gateway failed while deciding this request ({type(exc).__name__}); if it was sent, its "
+                "idempotency key turns unresolved and it is not resent automatically",
+                code="gateway-failure",
+            ).document()
+
+    def _fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
         try:
             call = self._read(turn, request)
         except GatewayError as refusal:
@@ -233,24 +262,33 @@ class Gateway:
         if key is not None:
             headers["Idempotency-Key"] = key
         try:
-            response = self.upstream.send(call.decision, call.method, call.url, headers, call.body)
+            with self.slots.hold(turn.tenant):
+                response = self.upstream.send(call.decision, call.method, call.url, headers, call.body)
         except NotSent as exc:
             if key is not None:
                 self.keys.release(turn.tenant, key)
             if approval_id is not None:
                 self.approvals.give_back(turn.tenant, approval_id)
-            raise UpstreamFailed(
-                f"{call.target.authority} could not be reached ({exc}); nothing was sent", code="upstream-unreachable"
-            ) from None
+            raise UpstreamFailed(exc.message, code=exc.code, **failure_details(exc)) from None
         except MaybeSent as exc:
             if key is not None:
                 self.keys.unresolved(turn.tenant, key)
                 raise UpstreamUnresolved(
-                    f"{call.target.authority} failed after the request was sent ({exc}); key {key} is unresolved "
-                    "and the request is not resent automatically",
-                    idempotency_key=key,
+                    f"{exc.message}; key {key} is unresolved and the request is not resent automatically: "
+                    "check the upstream, then clear the key to allow it again",
+                    idempotency_key=key, **failure_details(exc),
                 ) from None
-            raise UpstreamFailed(f"{call.target.authority} failed after the request was sent ({exc})") from None
+            code = "upstream-deadline-exceeded" if exc.cause == "deadline-exceeded" else "upstream-failed"
+            raise UpstreamFailed(exc.message, code=code, **failure_details(exc)) from None
+        except Withheld as exc:
+            # the upstream acted and answered: the refusal is this request's answer, stored under its key
+            withheld = UpstreamFailed(exc.message, code=exc.code, **failure_details(exc)).document()
+            outcome: dict[str, Any] = {"status": exc.status, "code": exc.code, "idempotency_key": key, "approval_id": approval_id}
+            if claimed is None:
+                self._record(call, "allowed", **outcome)
+            else:
+                self.keys.complete(claimed, turn.tenant, withheld, finishing(self._entry(call, "allowed", **outcome)))
+            return withheld
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)

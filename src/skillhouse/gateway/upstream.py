@@ -1,31 +1,52 @@
-"""The upstream HTTP client: the gateway's only way out.
+"""The upstream HTTP client: the gateway's only way out, bounded in time and size, failures classified.
 
 Every request goes through one seam, a transport chosen per checked address
-(:attr:`UpstreamClient.transport_for`), which tests replace. The default transport connects to the
-address the egress rule checked, never looking the name up again, while the URL keeps its name: the
-``Host`` header, TLS SNI and certificate verification are all for the name. Redirects come back as
-responses and are never followed here (the guest may follow one, and the rule judges it afresh).
+(:attr:`UpstreamClient.transport_for`), which tests replace. The default transport
+(``gateway/upstream_wire.py``) connects to the address the egress rule checked, never looking the
+name up again, while the URL keeps its name: the ``Host`` header, TLS SNI and certificate
+verification are all for the name. Redirects come back as responses and are never followed here.
 
-Failures are split by whether anything can have reached the upstream: a refused or timed-out
-connection sent nothing (:class:`NotSent`); a failure after the request started may have been acted on
-(:class:`MaybeSent`), which is what leaves an idempotency key unresolved.
+Each call has an overall deadline (connect, send and every read together) and the answer is read
+in chunks up to a byte cap. A call ends in one of four ways:
+
+- an :class:`UpstreamResponse`: the answer, whole;
+- :class:`NotSent`: nothing left the gateway (refused or timed-out connection, no pool slot, a
+  request httpx or h11 would not put on the wire, the deadline passed before the first byte, any
+  failure at all before the first write); the idempotency key is released;
+- :class:`MaybeSent`: the first byte was written, then the call failed (connection lost, deadline
+  passed while waiting for the answer): the upstream may have acted, so the key is left unresolved;
+- :class:`Withheld`: the upstream answered (its status is known) but the answer is not handed on: it
+  is larger than the cap, or encoded although we asked for ``identity``. The request is done, so the
+  key is *completed* with this refusal as its stored answer: a duplicate replays the refusal and
+  nothing is ever sent again, and no person has to resolve a key whose outcome is known. Reading
+  stops at the cap and the connection is closed, never handed back to the pool half-read.
+
+With a transport that does not report its writes (a test's), a failure counts as not sent only when
+its type says so (connect, pool, or a request refused locally); anything else counts as maybe sent.
 """
 
 from __future__ import annotations
 
 import logging
-import ssl
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+import h11
 import httpcore
 import httpx
 
-from skillhouse.gateway.addresses import IPAddress
 from skillhouse.gateway.egress import EgressDecision
+from skillhouse.gateway.upstream_wire import CURRENT, Attempt, PinnedBackend, PinnedTransport
+
+__all__ = ["MaybeSent", "NotSent", "PinnedBackend", "PinnedTransport", "UpstreamClient", "UpstreamResponse", "Withheld"]
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+DEADLINE_SECONDS = 40.0
+"""Below the idempotency lease (45 s): a call ends before a duplicate could judge its key abandoned."""
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 
 # httpcore's debug trace writes raw request and response headers, which carry injected credentials
 # and whatever an upstream echoes back: those records never reach a handler
@@ -38,15 +59,43 @@ def _drop_wire_trace(record: logging.LogRecord) -> bool:
 
 for _name in _WIRE_TRACE:
     logging.getLogger(_name).addFilter(_drop_wire_trace)
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+
+# failures that by their type happen before a byte is written, whatever the transport
+_REFUSED_LOCALLY: tuple[type[BaseException], ...] = (
+    httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpcore.UnsupportedProtocol,
+    httpcore.LocalProtocolError, h11.LocalProtocolError, UnicodeError, TypeError, ValueError,
+)  # fmt: skip
+_NOT_REACHED: tuple[type[BaseException], ...] = (
+    httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpcore.ConnectError, httpcore.ConnectTimeout,
+    httpcore.PoolTimeout,
+)  # fmt: skip
+_TIMEOUTS = (httpx.TimeoutException, httpcore.TimeoutException)
 
 
 class NotSent(Exception):
-    """Nothing reached the upstream (connection refused, connect timeout, no pool slot)."""
+    """Nothing reached the upstream; ``code`` says why (``upstream-unreachable``, ``upstream-request-refused``,
+    ``upstream-deadline-exceeded``, ``tenant-busy``) and ``field`` where, when the request itself was at fault."""
+
+    def __init__(self, message: str, code: str = "upstream-unreachable", field: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.code, self.field = message, code, field
 
 
 class MaybeSent(Exception):
-    """The request may have reached the upstream; its outcome is unknown."""
+    """The request may have reached the upstream; its outcome is unknown. ``cause``: ``deadline-exceeded``
+    or ``failed`` (connection lost, protocol error)."""
+
+    def __init__(self, message: str, cause: str = "failed") -> None:
+        super().__init__(message)
+        self.message, self.cause = message, cause
+
+
+class Withheld(Exception):
+    """The upstream answered with ``status``, but its answer is not handed on (``code`` says why)."""
+
+    def __init__(self, message: str, code: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.code, self.status = message, code, status
 
 
 @dataclass(frozen=True)
@@ -56,75 +105,54 @@ class UpstreamResponse:
     body: str
 
 
-class PinnedBackend(httpcore.NetworkBackend):
-    """Opens every TCP connection to one fixed address, whatever host the URL names."""
-
-    def __init__(self, address: IPAddress, port: int, inner: httpcore.NetworkBackend | None = None) -> None:
-        self.address, self.port = address, port
-        self._inner = inner or httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        return self._inner.connect_tcp(str(self.address), self.port, timeout, local_address, socket_options)
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("unix sockets are not an egress route")
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
-
-
-class PinnedTransport(httpx.BaseTransport):
-    """An httpx transport over an httpcore pool whose connections all go to the checked address."""
-
-    def __init__(
-        self, address: IPAddress, port: int, backend: httpcore.NetworkBackend | None = None,
-        ssl_context: ssl.SSLContext | None = None,
-    ) -> None:
-        # ssl_context: certificates to verify against instead of the default bundle (a private CA)
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context, network_backend=PinnedBackend(address, port, backend), max_connections=64, retries=0
-        )
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = httpcore.URL(
-            scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=request.url.raw_path
-        )
-        content = request.read()
-        core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
-        try:
-            response = self._pool.handle_request(core)
-            try:
-                body = response.read()
-            finally:
-                response.close()  # hands the connection back to the pool
-        except (httpcore.ConnectError, httpcore.ConnectTimeout, httpcore.PoolTimeout) as exc:
-            raise NotSent(type(exc).__name__) from None
-        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError) as exc:
-            raise MaybeSent(type(exc).__name__) from None
-        return httpx.Response(response.status, headers=response.headers, content=body, request=request)
-
-    def close(self) -> None:
-        self._pool.close()
-
-
 TransportFactory = Callable[[EgressDecision], httpx.BaseTransport]
+
+
+def _field_of(exc: BaseException) -> str | None:
+    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol, httpcore.UnsupportedProtocol)):
+        return "url"
+    if isinstance(exc, (UnicodeError, httpx.LocalProtocolError, httpcore.LocalProtocolError, h11.LocalProtocolError)):
+        return "headers"
+    return None
+
+
+def classify(exc: BaseException, attempt: Attempt, authority: str) -> NotSent | MaybeSent:
+    """What an exception raised during ``attempt`` means: was anything sent, and why did it fail."""
+    name = type(exc).__name__
+    late = attempt.expired() and isinstance(exc, _TIMEOUTS)
+    if attempt.wrote or (not attempt.watched and not isinstance(exc, _NOT_REACHED + _REFUSED_LOCALLY)):
+        if late:
+            return MaybeSent(f"{authority} did not answer within the call's deadline", cause="deadline-exceeded")
+        return MaybeSent(f"{authority} failed after the request was sent ({name})")
+    if late:
+        return NotSent(f"{authority} was not reached within the call's deadline; nothing was sent",
+                       code="upstream-deadline-exceeded")  # fmt: skip
+    if isinstance(exc, _REFUSED_LOCALLY):
+        field = _field_of(exc)
+        return NotSent(f"the request to {authority} cannot be put on the wire ({name}: check its {field or 'request'}); "
+                       "nothing was sent", code="upstream-request-refused", field=field)  # fmt: skip
+    return NotSent(f"{authority} could not be reached ({name}); nothing was sent")
+
+
+def _within(seconds: float | None, cap: float) -> float:
+    return cap if seconds is None else min(seconds, cap)
 
 
 class UpstreamClient:
     """Sends checked requests; one pooled transport per (scheme, name, checked address, port)."""
 
-    def __init__(self, transport_for: TransportFactory | None = None, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, transport_for: TransportFactory | None = None, timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        max_response_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = DEADLINE_SECONDS,
+    ) -> None:  # fmt: skip
         self._factory = transport_for or (lambda decision: PinnedTransport(decision.address, decision.port))
-        self.timeout = timeout
+        # no single phase may outlast the whole call (the pool's wait for a connection included)
+        self.timeout = httpx.Timeout(
+            connect=_within(timeout.connect, deadline_seconds), read=_within(timeout.read, deadline_seconds),
+            write=_within(timeout.write, deadline_seconds), pool=_within(timeout.pool, deadline_seconds),
+        )  # fmt: skip
+        self.max_response_bytes = max_response_bytes
+        self.deadline_seconds = deadline_seconds
         self._clients: dict[tuple[str, str, str, int], httpx.Client] = {}
         self._lock = threading.Lock()
 
@@ -138,25 +166,69 @@ class UpstreamClient:
             return client
 
     def send(self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None) -> UpstreamResponse:
-        """Send to the checked address; raises :class:`NotSent` or :class:`MaybeSent` on failure."""
-        client = self._client(decision)
+        """Send to the checked address; raises :class:`NotSent`, :class:`MaybeSent` or :class:`Withheld`."""
+        authority = decision.target.authority
         try:
-            response = client.request(method, url, headers=headers, content=None if body is None else body.encode())
-        except (NotSent, MaybeSent):
+            content = None if body is None else body.encode()
+        except UnicodeEncodeError:
+            raise NotSent(f"the body for {authority} is not encodable as UTF-8 (a lone surrogate); nothing was sent",
+                          code="upstream-request-refused", field="body") from None  # fmt: skip
+        # until the transport takes the request, everything is local: nothing can have been written
+        attempt = Attempt(time.monotonic() + self.deadline_seconds, watched=True)
+        scope = CURRENT.set(attempt)
+        try:
+            client = self._client(decision)
+            request = client.build_request(method, url, headers=headers, content=content)
+            attempt.watched = False  # a transport that reports its writes says so itself
+            response = client.send(request, stream=True)
+            try:
+                return self._read(response, attempt, authority)
+            finally:
+                response.close()  # before the end of the body: the connection is closed, not pooled
+        except (NotSent, MaybeSent, Withheld):
             raise
-        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-            raise NotSent(type(exc).__name__) from None
-        except httpx.HTTPError as exc:
-            raise MaybeSent(type(exc).__name__) from None
-        if len(response.content) > MAX_RESPONSE_BYTES:
-            raise MaybeSent("response larger than the gateway accepts")
-        headers_out: dict[str, str] = {}
+        except Exception as exc:
+            raise classify(exc, attempt, authority) from None
+        finally:
+            CURRENT.reset(scope)
+
+    def _read(self, response: httpx.Response, attempt: Attempt, authority: str) -> UpstreamResponse:
+        status, cap = response.status_code, self.max_response_bytes
+        too_large = Withheld(f"{authority} answered {status} with more than the gateway accepts ({cap} bytes); "
+                             "the request was done and is not resent", code="upstream-response-too-large", status=status)  # fmt: skip
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise Withheld(f"{authority} answered {status} encoded as {encoding!r} although the gateway asked for "
+                           "identity; the request was done and is not resent", code="upstream-encoding-refused",
+                           status=status)  # fmt: skip
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_raw():
+            size += len(chunk)
+            if size > cap:
+                raise too_large
+            chunks.append(chunk)
+            if attempt.expired():
+                raise MaybeSent(f"{authority} did not finish its answer within the call's deadline", cause="deadline-exceeded")
+        headers: dict[str, str] = {}
         for name, value in response.headers.multi_items():
-            headers_out[name] = f"{headers_out[name]}, {value}" if name in headers_out else value
-        return UpstreamResponse(response.status_code, headers_out, response.content.decode("utf-8", "replace"))
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        return UpstreamResponse(status, headers, b"".join(chunks).decode("utf-8", "replace"))
 
     def close(self) -> None:
         with self._lock:
             for client in self._clients.values():
                 client.close()
             self._clients.clear()
+
+
+def failure_details(exc: NotSent | MaybeSent | Withheld) -> dict[str, Any]:
+    """What a refusal built from ``exc`` carries besides its code and message."""
+    if isinstance(exc, NotSent):
+        return {"sent": False, **({"field": exc.field} if exc.field else {})}
+    if isinstance(exc, Withheld):
+        return {"sent": True, "status": exc.status}
+    return {"sent": True, "cause": exc.cause}

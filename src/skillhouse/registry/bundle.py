@@ -4,13 +4,21 @@ A generated bundle is an Agent Skills directory: ``SKILL.md`` (frontmatter ``nam
 ``description``, ``allowed-tools``, ``metadata``; body the spec's instructions) and ``tools.md``, a
 plain document describing each allowed tool, readable by the model with ``read_object``. The YAML is
 written by a YAML emitter, so no field value can break out of the frontmatter.
+
+An uploaded archive is unpacked as a stream and bounded while it is read, whatever its headers
+declare: the decompressed tar stream stops at :data:`MAX_UNPACKED_BYTES`, the entries at
+:data:`MAX_MEMBERS`, a file at :data:`MAX_FILE_BYTES` and the package's files together at
+:data:`MAX_PACKAGE_BYTES`. A small archive that would expand to hundreds of megabytes (a gzip bomb)
+is refused after reading at most the cap, and nothing of it is stored.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import tarfile
+import zlib
 from typing import Any
 
 import yaml
@@ -22,6 +30,34 @@ from skillhouse.registry.specs import SkillSpec, ToolSpec
 MAX_ARCHIVE_BYTES = 10 * 1024 * 1024
 MAX_FILES = 1000
 MAX_FILE_BYTES = 1024 * 1024
+MAX_PACKAGE_BYTES = 8 * 1024 * 1024
+"""The files of one package together, as uploaded (archive or JSON map)."""
+MAX_MEMBERS = 2 * MAX_FILES
+"""Entries of an archive, directories and links included."""
+MAX_UNPACKED_BYTES = MAX_PACKAGE_BYTES + MAX_MEMBERS * 1536 + 20 * 512
+"""The decompressed tar stream: the files plus a header and padding per entry and the end blocks."""
+
+
+class _Unpacked(Exception):
+    """The decompressed stream passed :data:`MAX_UNPACKED_BYTES`."""
+
+
+class _CappedStream(io.RawIOBase):
+    """The decompressed archive, counted as it is read; reading past ``limit`` bytes raises :class:`_Unpacked`."""
+
+    def __init__(self, source: io.BufferedIOBase, limit: int) -> None:
+        self.source, self.limit, self.total = source, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self.source.read(min(len(buffer), self.limit + 1 - self.total))
+        self.total += len(data)
+        if self.total > self.limit:
+            raise _Unpacked
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def content_digest(files: dict[str, str], spec: dict[str, Any] | None = None) -> str:
@@ -40,27 +76,25 @@ def files_from_map(files: dict[str, str]) -> dict[str, str]:
                  for name, text in files.items() if "\x00" in text or not _encodable(text)]
     if len(files) > MAX_FILES:
         problems.append(problem("files", "too-many-files", f"a package holds at most {MAX_FILES} files"))
+    if sum(len(text.encode("utf-8", "surrogatepass")) for text in files.values()) > MAX_PACKAGE_BYTES:
+        problems.append(problem("files", "package-too-large", f"a package's files hold at most {MAX_PACKAGE_BYTES} bytes together"))
     if problems:
         raise Invalid("invalid-upload", "the uploaded files are not a valid skill package", problems)
     return dict(sorted(files.items()))
 
 
 def files_from_archive(data: bytes) -> dict[str, str]:
-    """The text files of a tar.gz package; a single top-level directory is stripped."""
+    """The text files of a tar.gz package; a single top-level directory is stripped. Bounded while read."""
     if len(data) > MAX_ARCHIVE_BYTES:
         raise Invalid("invalid-upload", f"the archive is larger than {MAX_ARCHIVE_BYTES} bytes")
-    raw: dict[str, bytes] = {}
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-            for member in archive:
-                if len(raw) > MAX_FILES:
-                    break
-                if not member.isfile() or member.size > MAX_FILE_BYTES:
-                    continue
-                extracted = archive.extractfile(member)
-                if extracted is not None:
-                    raw[member.name.removeprefix("./")] = extracted.read()
-    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        raw = _unpack(data)
+    except _Unpacked:
+        raise Invalid(
+            "archive-too-large", f"the archive unpacks to more than {MAX_UNPACKED_BYTES} bytes; refused before storing anything",
+            [problem("body", "archive-too-large", f"a package holds at most {MAX_PACKAGE_BYTES} bytes of files")],
+        ) from None
+    except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
         raise Invalid("invalid-archive", f"the body is not a readable tar.gz archive: {exc}") from exc
     tops = {name.split("/", 1)[0] for name in raw}
     if len(tops) == 1 and all("/" in name for name in raw):
@@ -76,6 +110,31 @@ def files_from_archive(data: bytes) -> dict[str, str]:
     if problems:
         raise Invalid("invalid-upload", "the archive holds files that are not UTF-8", problems)
     return files_from_map(files)
+
+
+def _unpack(data: bytes) -> dict[str, bytes]:
+    """Every regular file's bytes, read as a stream with a running total (headers' sizes are not trusted to bound it)."""
+    raw: dict[str, bytes] = {}
+    total = 0
+    stream = io.BufferedReader(_CappedStream(gzip.GzipFile(fileobj=io.BytesIO(data)), MAX_UNPACKED_BYTES))
+    with tarfile.open(fileobj=stream, mode="r|") as archive:
+        for count, member in enumerate(archive, start=1):
+            name = member.name.removeprefix("./")
+            if count > MAX_MEMBERS:
+                raise Invalid("too-many-files", f"the archive holds more than {MAX_MEMBERS} entries",
+                              [problem("body", "too-many-files", f"a package holds at most {MAX_FILES} files")])  # fmt: skip
+            if not member.isfile():
+                continue
+            if member.size > MAX_FILE_BYTES:
+                raise Invalid("file-too-large", f"{name} is larger than {MAX_FILE_BYTES} bytes",
+                              [problem(f"files.{name}", "file-too-large", f"files are limited to {MAX_FILE_BYTES} bytes")])  # fmt: skip
+            extracted = archive.extractfile(member)
+            content = b"" if extracted is None else extracted.read(MAX_FILE_BYTES + 1)
+            total += len(content)
+            if total > MAX_PACKAGE_BYTES:
+                raise _Unpacked
+            raw[name] = content
+    return raw
 
 
 def files_from_skill_spec(spec: SkillSpec, tools: list[ToolSpec]) -> dict[str, str]:

@@ -161,3 +161,19 @@ class TurnRow(Base):
     profile: Mapped[str] = mapped_column(String(32))
     releases: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class KeyClearingRow(Base):
+    """A person cleared an unresolved idempotency key: which, who, when. Kept after the key row is gone."""
+
+    __tablename__ = "gateway_key_clearings"
+    __table_args__ = (Index("ix_gateway_key_clearings_tenant", "tenant_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(80))
+    operation: Mapped[str] = mapped_column(String(300))
+    commitment: Mapped[str] = mapped_column(String(80))
+    key_created_at: Mapped[float] = mapped_column(Float)
+    cleared_by: Mapped[str] = mapped_column(String(200))
+    cleared_at: Mapped[float] = mapped_column(Float)

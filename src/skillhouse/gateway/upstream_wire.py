@@ -1,0 +1,163 @@
+"""One upstream attempt on the wire: where it connects, when its first byte leaves, when its time is up.
+
+:class:`PinnedTransport` is the default transport: an httpcore pool whose every connection goes to
+the address the egress rule checked (:class:`PinnedBackend`), whatever host the URL names. Each
+connection's stream is a :class:`WatchedStream`, which reports to the current :class:`Attempt`
+(a context variable set by the upstream client around one call):
+
+- the first ``write`` marks the attempt as having sent. In httpcore's HTTP/1.1 connection every
+  byte of a request goes out through ``NetworkStream.write``; before it, only local work happens
+  (httpx building the request: ``InvalidURL``, ``UnicodeEncodeError`` on a header; the pool waiting
+  for a slot: ``PoolTimeout``; connecting and TLS: ``ConnectError``, an ``ssl.SSLError``; h11
+  refusing a header: ``LocalProtocolError``). So "did anything leave?" is answered by this flag, not
+  guessed from the exception's type;
+- every read, write and connect waits at most until the attempt's deadline, so an upstream that
+  trickles a byte a second cannot hold a call past it (a per-read timeout alone would let it).
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import httpcore
+import httpx
+
+from skillhouse.gateway.addresses import IPAddress
+
+
+@dataclass
+class Attempt:
+    """One call's progress: its deadline (monotonic seconds) and whether a byte was handed to the socket."""
+
+    deadline: float
+    wrote: bool = False
+    watched: bool = False
+    """Whether every write so far would have been seen: true before a transport takes the call, and
+    while a transport that reports its writes (:class:`PinnedTransport`) carries it."""
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def expired(self) -> bool:
+        return self.left() <= 0
+
+    def wait(self, timeout: float | None, late: type[httpcore.TimeoutException]) -> float:
+        """``timeout`` cut to what is left of the deadline; ``late`` is raised when nothing is left."""
+        left = self.left()
+        if left <= 0:
+            raise late("the call's deadline passed")
+        return left if timeout is None else min(timeout, left)
+
+
+CURRENT: ContextVar[Attempt | None] = ContextVar("skillhouse_upstream_attempt", default=None)
+
+
+def _wait(timeout: float | None, late: type[httpcore.TimeoutException]) -> float | None:
+    attempt = CURRENT.get()
+    return timeout if attempt is None else attempt.wait(timeout, late)
+
+
+class WatchedStream(httpcore.NetworkStream):
+    """A connection's stream that reports writes to the current attempt and keeps to its deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _wait(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        attempt = CURRENT.get()
+        if attempt is not None and buffer:
+            attempt.wrote = True  # before the write: a partial write has still sent something
+        self._inner.write(buffer, _wait(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        # the handshake writes through the inner stream: TLS records are not the request
+        return WatchedStream(self._inner.start_tls(ssl_context, server_hostname, _wait(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class PinnedBackend(httpcore.NetworkBackend):
+    """Opens every TCP connection to one fixed address, whatever host the URL names."""
+
+    def __init__(self, address: IPAddress, port: int, inner: httpcore.NetworkBackend | None = None) -> None:
+        self.address, self.port = address, port
+        self._inner = inner or httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        timeout = _wait(timeout, httpcore.ConnectTimeout)
+        return WatchedStream(self._inner.connect_tcp(str(self.address), self.port, timeout, local_address, socket_options))
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("unix sockets are not an egress route")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _Body(httpx.SyncByteStream):
+    """The answer's body as httpcore streams it; closing it early closes the connection (never pooled half-read)."""
+
+    def __init__(self, response: httpcore.Response) -> None:
+        self._response = response
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._response.iter_stream()
+
+    def close(self) -> None:
+        self._response.close()
+
+
+class PinnedTransport(httpx.BaseTransport):
+    """An httpx transport over an httpcore pool whose connections all go to the checked address.
+
+    The answer is streamed (its body is read by the caller, chunk by chunk); httpcore's exceptions
+    pass through unchanged and the upstream client classifies them by the current :class:`Attempt`.
+    """
+
+    def __init__(
+        self, address: IPAddress, port: int, backend: httpcore.NetworkBackend | None = None,
+        ssl_context: ssl.SSLContext | None = None, max_connections: int = 64,
+    ) -> None:
+        # ssl_context: certificates to verify against instead of the default bundle (a private CA)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context, network_backend=PinnedBackend(address, port, backend),
+            max_connections=max_connections, retries=0,
+        )  # fmt: skip
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        attempt = CURRENT.get()
+        if attempt is not None:
+            attempt.watched = True
+        url = httpcore.URL(
+            scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=request.url.raw_path
+        )
+        content = request.read()
+        core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
+        response = self._pool.handle_request(core)
+        return httpx.Response(response.status, headers=response.headers, stream=_Body(response), request=request)
+
+    def close(self) -> None:
+        self._pool.close()
