@@ -95,9 +95,8 @@ class PinnedTransport(httpx.BaseTransport):
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = httpcore.URL(
-            scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=request.url.raw_path
-        )
+        target = request.extensions.get("target", request.url.raw_path)
+        url = httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=target)
         content = request.read()
         core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
         try:
@@ -137,11 +136,20 @@ class UpstreamClient:
                 self._clients[key] = client
             return client
 
-    def send(self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None) -> UpstreamResponse:
-        """Send to the checked address; raises :class:`NotSent` or :class:`MaybeSent` on failure."""
+    def send(
+        self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None,
+        target: str | None = None,
+    ) -> UpstreamResponse:
+        """Send to the checked address; raises :class:`NotSent` or :class:`MaybeSent` on failure.
+
+        ``target``: the request line's target, sent verbatim (httpcore's ``target`` extension), so
+        nothing between the gateway's decision and the wire re-spells the canonical URL.
+        """
         client = self._client(decision)
+        extensions = {} if target is None else {"target": target.encode("ascii")}
         try:
-            response = client.request(method, url, headers=headers, content=None if body is None else body.encode())
+            content = None if body is None else body.encode()
+            response = client.request(method, url, headers=headers, content=content, extensions=extensions)
         except (NotSent, MaybeSent):
             raise
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
