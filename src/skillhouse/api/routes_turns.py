@@ -123,9 +123,12 @@ def get_turn(turn_id: TurnId, tenant: TenantDep, database: DatabaseDep) -> TurnO
 @router.post("/{turn_id}/calls", response_model_exclude_unset=True, responses=gateway_responses(404))
 def call_tool(turn_id: TurnId, body: CallIn, tenant: TenantDep, database: DatabaseDep, gateway: GatewayDep,
               settings: SettingsDep) -> CallAnswer:
-    """Run one tool call through the guest and the gateway; the guest's answer, whatever it is."""
+    """Run one tool call through the guest and the gateway; the guest's answer, whatever it is.
+
+    Only a tool the turn offers may be called (422 ``tool-not-offered`` otherwise)."""
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
+    turn.check_offered(body.tool)
     try:
         answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, settings.guest)
     except GuestUnavailable as exc:
