@@ -120,3 +120,12 @@ def test_any_header_value_is_sent_exactly_as_approved_or_refused_before_anything
     assert answer["status"] == 200
     echoed = json.loads(answer["body"])["headers"]
     assert echoed[name.lower()] == value.strip(" \t")
+
+
+def test_a_body_that_is_not_one_json_document_is_sent_as_its_text(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    lines = '{"a":1}\n{"a":1}\n'  # NDJSON: repeated keys across lines are separate documents
+    request = {**post("http://hollowbrook.local:8084/echo", lines), "headers": {"Content-Type": "application/x-ndjson"}}
+    assert gateway.fetch(turn, request)["status"] == 200
+    assert upstream.recorder.requests[0]["body"] == lines

@@ -14,7 +14,7 @@ the audit and the approval a person reads) works on it, and the upstream receive
   Headers the transport or the gateway sets (:data:`GATEWAY_HEADERS`) are dropped from the guest's.
   At most :data:`MAX_HEADERS` headers of :data:`MAX_HEADER_BYTES` in all.
 - Body: text, sent as UTF-8 exactly as given (a lone surrogate is refused). When ``Content-Type``
-  says JSON it must parse as JSON without a key repeated in any object (``duplicate-json-key``: one
+  names one JSON document (:func:`is_json`) it must parse as JSON without a key repeated in any object (``duplicate-json-key``: one
   parser reads the first, another the last, and the approver would see only one of them) and without
   ``NaN`` or infinite numbers. The commitment covers the text itself, so the approval shows the exact
   bytes that go out.
@@ -101,8 +101,14 @@ def canonical_request(request: Any) -> CanonicalRequest:
         raise InvalidRequest("body is not text that UTF-8 can carry (a lone surrogate)", field="body", reason="not-utf8")
     location = canonical_url(url)
     content_type = next((value for name, value in canonical_headers if name == "content-type"), "")
-    parsed = json_body(body) if body is not None and "json" in content_type.lower() else None
+    parsed = json_body(body) if body is not None and is_json(content_type) else None
     return CanonicalRequest(method.upper(), location, canonical_headers, body, parsed)
+
+
+def is_json(content_type: str) -> bool:
+    """Whether a ``Content-Type`` names one JSON document (``application/json``, ``...+json``)."""
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    return media_type.endswith(("/json", "+json"))
 
 
 def _utf8(text: str) -> bool:
