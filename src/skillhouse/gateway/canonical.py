@@ -33,7 +33,7 @@ from typing import Any
 
 from skillhouse.gateway.canonical_url import CanonicalURL, canonical_url
 from skillhouse.gateway.egress import Target
-from skillhouse.gateway.errors import GatewayError, InvalidRequest
+from skillhouse.gateway.errors import DuplicateHeader, DuplicateJsonKey, GatewayError, InvalidRequest
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 MAX_HEADERS = 64
@@ -46,14 +46,6 @@ GATEWAY_HEADERS = frozenset(
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _VALUE = re.compile(r"^[\t\x20-\x7e]*$")
-
-
-class DuplicateHeader(InvalidRequest):
-    code = "duplicate-header"
-
-
-class DuplicateJsonKey(InvalidRequest):
-    code = "duplicate-json-key"
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,14 @@
 """The gateway's decision pipeline: one request from a turn's guest, in the order the design gives.
 
-1. read the request into its canonical form (``gateway/canonical.py``: what cannot be read one way
-only is refused here, before anything is read from the store or claimed); 2. the egress rule (resolve once, check, keep the address); 3. match it to a bound
-operation; 4. find its credentials; 5. a completed idempotency key answers at once; 6. an approval
-gate holds it unless an approval for exactly this request is used now; 7. claim the idempotency key;
-8. send to the checked address with credentials and ``Idempotency-Key`` injected; 9. redact the answer,
-store it under the key, audit the decision. Every step reads the canonical request, and the upstream
-receives exactly its bytes (its request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract
-and never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
+1. read the request into its canonical form (``gateway/canonical.py``; what cannot be read one way
+only is refused here, before anything is read from the store or claimed); 2. the egress rule (resolve
+once, check, keep the address); 3. match it to a bound operation; 4. find its credentials; 5. a
+completed idempotency key answers at once; 6. an approval gate holds it unless an approval for exactly
+this request is used now; 7. claim the idempotency key; 8. send to the checked address with
+credentials and ``Idempotency-Key`` injected; 9. redact the answer, store it under the key, audit the
+decision. Every step reads the canonical request, and the upstream receives exactly its bytes (its
+request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract and
+never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
 
 Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
 decision needs (tenant allow-list and gates, credentials, the key's row: ``gateway/stored_state.py``);
