@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +68,22 @@ def test_any_request_is_canonical_or_refused_with_a_code_never_an_exception(
     names = [name for name, _ in canonical.headers]
     assert names == sorted(set(names)) and all(name == name.lower() for name in names)
     assert canonical.body == body
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [("HTTPS://API.Example.COM.:443/v1/%7Eme/./x/../y?b=%2c&a=%41#frag", "https://api.example.com/v1/~me/y?b=%2C&a=A"),
+     ("http://h:80", "http://h/"), ("https://h:8443/", "https://h:8443/"), ("http://h:0080/a?", "http://h/a"),
+     ("http://B\u00dcCHER.de/", "http://xn--bcher-kva.de/"), ("http://\uff48.example/", "http://h.example/"),
+     ("http://2130706433:8080/", "http://127.0.0.1:8080/"), ("http://[0:0::1]/", "http://[::1]/"),
+     ("http://h/a/b/..", "http://h/a/"), ("http://h/../../a", "http://h/a"), ("http://h/a;b", None),
+     ("http://h/a%2Fb", None), ("http://h/a%5cb", None), ("http://h/a\\b", None), ("http://h//a", None),
+     ("http://h/%2e/a", None), ("http://h/a%00", None), ("http://h/a%", None), ("http://stra\u00dfe.de/", None),
+     ("http://u@h/", None), ("http://h/\u00e9", None), ("http://h/a b", None)],
+)  # fmt: skip
+def test_written_urls_and_their_canonical_forms(written: str, canonical: str | None) -> None:
+    if canonical is None:
+        with pytest.raises(GatewayError):
+            canonical_url(written)
+    else:
+        assert canonical_url(written).text == canonical
