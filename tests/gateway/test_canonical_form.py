@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillhouse.compiler.url_form import UNRESERVED
 from skillhouse.gateway.canonical import canonical_request
-from skillhouse.gateway.canonical_url import UNRESERVED, canonical_url
+from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.errors import GatewayError
 
 URL_PIECES = st.sampled_from(

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 from tests.gateway.upstream_server import Upstream
 
+from skillhouse.compiler.url_form import UNRESERVED
 from skillhouse.gateway import Gateway, TurnContext
-from skillhouse.gateway.canonical_url import UNRESERVED, canonical_url
+from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.errors import GatewayError
 from skillhouse.store.gateway_tables import ApprovalRow, IdempotencyRow
 

@@ -9,7 +9,8 @@ as two. The rules (RFC 3986 section 6.2.2 normalization, plus refusals where ser
   IDNA 2003 and IDNA 2008 spell it differently (``ß``, ``ς``, joiners); an IP literal in any spelling
   a resolver reads (``0x7f.1``, ``2130706433``) becomes its plain form (``127.0.0.1``, ``[::1]``).
   The default port (80 for http, 443 for https) is left out, any other is written plainly.
-- Path: ``.`` and ``..`` segments removed (RFC 3986 5.2.4); percent-escapes of unreserved characters
+- Path and query (``compiler/url_form.py``, shared with the compiler's check of URL templates):
+  ``.`` and ``..`` segments removed (RFC 3986 5.2.4); percent-escapes of unreserved characters
   (``A-Z a-z 0-9 - . _ ~``) decoded, every other escape written with upper-case hex; an empty path is ``/``.
   A trailing slash is kept (``/charges/`` is sent as written, and matched like ``/charges``).
 - Query: the same escape normalization; parameters are never reordered, ``+`` is left alone, an
@@ -33,6 +34,7 @@ from typing import Any
 
 import idna
 
+from skillhouse.compiler.url_form import NotCanonical, canonical_path, canonical_query
 from skillhouse.gateway.addresses import literal_address
 from skillhouse.gateway.egress import DEFAULT_PORTS
 from skillhouse.gateway.errors import EgressRefused, InvalidRequest
@@ -40,14 +42,8 @@ from skillhouse.gateway.errors import EgressRefused, InvalidRequest
 MAX_URL_LENGTH = 8192
 """Characters in a request URL (it is ASCII, so also bytes), as most servers cap a request line."""
 
-UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_SUB_DELIMS = frozenset("!$&'()*+,;=")
-_PATH_RAW = (UNRESERVED | _SUB_DELIMS | frozenset(":@/%")) - {";"}
-_QUERY_RAW = UNRESERVED | _SUB_DELIMS | frozenset(":@/?%")
 _HOST_RAW = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-_HEX = frozenset("0123456789abcdefABCDEF")
-_SEPARATORS = (0x2F, 0x5C)
 
 
 @dataclass(frozen=True)
@@ -103,7 +99,10 @@ def canonical_url(url: str) -> CanonicalURL:
     authority, path_and_query = rest[:cut], rest[cut:]
     raw_path, _, raw_query = path_and_query.partition("?")
     host, port = _authority(authority, scheme)
-    return CanonicalURL(scheme, host, port, canonical_path(raw_path or "/"), _canonical_query(raw_query))
+    try:
+        return CanonicalURL(scheme, host, port, canonical_path(raw_path or "/"), canonical_query(raw_query))
+    except NotCanonical as exc:
+        raise refuse(exc.reason, exc.message) from None
 
 
 def _authority(authority: str, scheme: str) -> tuple[str, int]:
@@ -159,69 +158,3 @@ def _a_label(host: str) -> str:
         raise refuse("ambiguous-host", f"has a host IDNA 2003 and 2008 spell differently ({legacy} or {modern}); "
                      "write the A-label you mean")  # fmt: skip
     return modern
-
-
-def _escapes(text: str, allowed: frozenset[str], where: str) -> list[tuple[str, int | None]]:
-    """``text`` as characters and escaped bytes (``(char, None)`` or ``("%", byte)``), each checked."""
-    out: list[tuple[str, int | None]] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "%":
-            pair = text[index + 1 : index + 3]
-            if len(pair) != 2 or any(c not in _HEX for c in pair):
-                raise refuse("invalid-percent-escape", f"has % not followed by two hex digits in the {where}")
-            out.append(("%", int(pair, 16)))
-            index += 3
-            continue
-        if char not in allowed:
-            if not char.isascii():
-                raise refuse("non-ascii", f"has a non-ASCII character {char!r} in the {where}; percent-encode it as UTF-8")
-            if char == ";":
-                raise refuse("path-parameter", "has a ';' in the path (servers that strip ';parameters' disagree); "
-                             "write %3B")  # fmt: skip
-            raise refuse("character-not-allowed", f"has {char!r} in the {where}; percent-encode it")
-        out.append((char, None))
-        index += 1
-    return out
-
-
-def _normalized(pieces: list[tuple[str, int | None]]) -> str:
-    return "".join(
-        char if byte is None else chr(byte) if chr(byte) in UNRESERVED else f"%{byte:02X}" for char, byte in pieces
-    )
-
-
-def _segment(raw: str) -> str:
-    pieces = _escapes(raw, _PATH_RAW, "path")
-    for _, byte in pieces:
-        if byte in _SEPARATORS:
-            raise refuse("encoded-separator", "has an encoded / or \\ (%2F, %5C) in the path; servers disagree on it")
-        if byte is not None and (byte < 0x20 or byte == 0x7F):
-            raise refuse("encoded-control-character", f"has an encoded control character (%{byte:02X}) in the path")
-    segment = _normalized(pieces)
-    if segment in (".", ".."):
-        raise refuse("encoded-dot-segment", f"has a dot segment spelled with escapes ({raw!r}); servers disagree on it")
-    return segment
-
-
-def canonical_path(raw: str) -> str:
-    """A path (starting with ``/``) in canonical form: escapes normalized, dot segments removed."""
-    parts = raw.split("/")[1:]
-    output: list[str] = []
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        if part in (".", ".."):
-            if part == ".." and output:
-                output.pop()
-            if last:
-                output.append("")
-            continue
-        output.append(_segment(part))
-    if "" in output[:-1]:
-        raise refuse("empty-segment", "has an empty path segment (//); servers disagree on it")
-    return "/" + "/".join(output)
-
-
-def _canonical_query(raw: str) -> str:
-    return _normalized(_escapes(raw, _QUERY_RAW, "query"))

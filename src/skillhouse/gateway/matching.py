@@ -20,7 +20,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from skillhouse.gateway.canonical_url import canonical_path, canonical_url
+from skillhouse.compiler.url_form import NotCanonical, canonical_path
+from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.egress import Target, parse_target
 from skillhouse.gateway.errors import GatewayError
 
@@ -83,7 +84,7 @@ def template_path(path: str) -> str:
     marked = _PARAMETER.sub(lambda m: f"skhparam{names.index(m.group(0))}x", path)
     try:
         canonical = canonical_path(marked if marked.startswith("/") else "/" + marked)
-    except GatewayError:
+    except NotCanonical:
         return path
     for index, name in enumerate(names):
         canonical = canonical.replace(f"skhparam{index}x", name)
