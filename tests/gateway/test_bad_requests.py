@@ -37,6 +37,8 @@ def with_body(body: str) -> dict[str, Any]:
 CASES = [
     (with_headers({"X-Note": "a\r\nX-Injected: 1"}), "invalid-request", "headers.X-Note", "invalid-value"),
     (with_headers({"X-Note": "line\u2028separator"}), "invalid-request", "headers.X-Note", "invalid-value"),
+    (with_headers({"X-Note": "final line break\n"}), "invalid-request", "headers.X-Note", "invalid-value"),
+    (with_headers({"X-Note\n": "name with a final line break"}), "invalid-request", "headers", "invalid-name"),
     (with_headers({"X-Note": "caf\u00e9"}), "invalid-request", "headers.X-Note", "invalid-value"),
     (with_headers({"X-Note": "bell\x07"}), "invalid-request", "headers.X-Note", "invalid-value"),
     (with_headers({"X-Note": "nul\x00"}), "invalid-request", "headers.X-Note", "invalid-value"),

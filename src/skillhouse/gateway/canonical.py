@@ -44,8 +44,9 @@ GATEWAY_HEADERS = frozenset(
 )  # fmt: skip
 """Set by the transport or the gateway (or able to steer a proxy): a guest's value is dropped."""
 
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_VALUE = re.compile(r"^[\t\x20-\x7e]*$")
+# fullmatch, never match with ``$``: ``$`` also matches before a final line break
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_VALUE = re.compile(r"[\t\x20-\x7e]*")
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,10 @@ def _headers(headers: Any) -> tuple[tuple[str, str], ...]:
     seen: dict[str, str] = {}
     for name, value in headers.items():
         where = f"headers.{name}" if name.isprintable() and len(name) <= 64 else "headers"
-        if not _TOKEN.match(name):
+        if not _TOKEN.fullmatch(name):
             raise InvalidRequest(f"header name {name!r} is not an HTTP token", field=where, reason="invalid-name")
-        if not _VALUE.match(value):
-            bad = next(c for c in value if not _VALUE.match(c))
+        if not _VALUE.fullmatch(value):
+            bad = next(c for c in value if not _VALUE.fullmatch(c))
             raise InvalidRequest(
                 f"header {name} has a character headers cannot carry (U+{ord(bad):04X}): line breaks, control "
                 "characters and non-ASCII text are refused", field=where, reason="invalid-value",
