@@ -94,8 +94,19 @@ def request_summary(request: dict[str, Any], most: int = 4) -> str:
     """One line for a held (canonical) request: method, path, and its first few scalar arguments from query and body."""
     parts = urlsplit(str(request.get("url", "")))
     arguments: list[tuple[str, Any]] = parse_qsl(parts.query, keep_blank_values=True)
-    body = request.get("body") or {}  # canonical: {"json": value} or {"text": the body as sent}
-    decoded = body.get("json") if "json" in body else dict(parse_qsl(str(body.get("text", "")), keep_blank_values=True))
+    body = request.get("body") or {}  # {"text": the body exactly as sent}; approvals held before the canonical request: {"json": value}
+    text = str(body.get("text", ""))
+    headers = request.get("headers") or {}
+    decoded: Any
+    if "json" in body:
+        decoded = body["json"]
+    elif "json" in str(headers.get("content-type", "")).lower():
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            decoded = None
+    else:
+        decoded = dict(parse_qsl(text, keep_blank_values=True))
     if isinstance(decoded, dict):
         arguments += [(str(k), v) for k, v in decoded.items() if not isinstance(v, dict | list)]
     shown = " ".join(f"{name}={_short(value)}" for name, value in arguments[:most])

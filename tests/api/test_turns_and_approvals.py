@@ -141,8 +141,10 @@ def test_a_call_answers_what_the_guest_answers_and_a_resent_booking_is_replayed(
     wrong = call(client, acme, turn["id"], "hollowbrook_create_booking", {"room_id": "two", "extra": 1})
     assert wrong["error"]["code"] == "invalid-arguments"
     assert {v["path"] for v in wrong["error"]["violations"]} >= {"$.room_id", "$.extra"}
-    unknown = call(client, acme, turn["id"], "hollowbrook_create_bookings", BOOKING)
-    assert "hollowbrook_create_booking" in unknown["error"]["candidates"]
+    unknown = client.post(f"/v1/turns/{turn['id']}/calls", json={"tool": "hollowbrook_create_bookings", "arguments": BOOKING},
+                          headers=acme)
+    assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "tool-not-offered"
+    assert "hollowbrook_create_booking" in unknown.json()["error"]["problems"][0]["message"]
 
 
 def test_a_held_charge_runs_once_when_approved_and_a_changed_one_needs_its_own_approval(
@@ -158,7 +160,8 @@ def test_a_held_charge_runs_once_when_approved_and_a_changed_one_needs_its_own_a
     assert [a["id"] for a in pending] == [approval_id]
     shown = client.get(f"/v1/approvals/{approval_id}", headers=acme).json()
     assert shown["commitment"].startswith("sha256:") and shown["turn_id"] == turn["id"]
-    assert shown["request"]["method"] == "POST" and shown["request"]["body"]["json"]["amount_cents"] == booking["total_cents"]
+    # the approver reads the body's exact text: what is sent
+    assert shown["request"]["method"] == "POST" and json.loads(shown["request"]["body"]["text"])["amount_cents"] == booking["total_cents"]
     assert shown["expires_at"] > shown["created_at"]
     for path in (f"/v1/approvals/{approval_id}", "/v1/approvals"):
         other = client.get(path, headers=globex)

@@ -33,9 +33,9 @@ def test_translate_prints_the_request_for_a_short_name() -> None:
 
 
 def test_translate_takes_the_full_tool_name() -> None:
-    code, request = translate(str(HOLLOWBROOK), "hollowbrook_cancel_booking", '{"booking_id": "b/1"}')
+    code, request = translate(str(HOLLOWBROOK), "hollowbrook_cancel_booking", '{"booking_id": "b 1;x"}')
     assert code == 0
-    assert request["url"] == "http://hollowbrook.local:8084/bookings/b%2F1"
+    assert request["url"] == "http://hollowbrook.local:8084/bookings/b%201%3Bx"
 
 
 def test_translate_refuses_invalid_arguments_with_every_violation_and_exit_1() -> None:

@@ -217,6 +217,16 @@ def test_a_path_parameter_must_be_a_whole_segment(make_package: PackageFactory) 
     assert errors_of(pkg) == [("partial.md", 4, "path-parameter"), ("query.md", 4, "path-parameter")]
 
 
+def test_a_url_template_must_be_written_as_the_gateway_sends_it(make_package: PackageFactory) -> None:
+    # the gateway sends the canonical URL; a template spelled otherwise would be sent differently
+    # from what the guest built, or refused on every call
+    written = {"escaped.md": "https://api.test/%7Eme/{id}", "dots.md": "https://api.test/a/../b",
+               "empty.md": "https://api.test//b", "matrix.md": "https://api.test/b;v=1",
+               "lower.md": "https://api.test/b%3b", "fine.md": "https://api.test/v1/%3B/{id}/x?fixed=1"}  # fmt: skip
+    pkg = make_package({name: f"---\noperation:\n  method: GET\n  url: {url}\n---\n" for name, url in written.items()})
+    assert errors_of(pkg) == [(name, 4, "invalid-operation") for name in sorted(written) if name != "fine.md"]
+
+
 def test_a_path_parameter_is_always_a_required_string(make_package: PackageFactory) -> None:
     pkg = make_package(
         {

@@ -45,7 +45,8 @@ def handler_for(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
         def _handle(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length).decode() if length else ""
-            seen = {"method": self.command, "path": self.path, "headers": dict(self.headers.items()), "body": body}
+            seen = {"method": self.command, "path": self.path, "line": self.requestline,
+                    "headers": dict(self.headers.items()), "body": body}  # fmt: skip
             with recorder.lock:
                 recorder.requests.append(seen)
             path = self.path.split("?")[0]

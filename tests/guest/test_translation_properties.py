@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.guest import build_request
 from skillhouse.guest.validation import json_equal
 
@@ -77,11 +78,15 @@ def test_any_arguments_valid_for_the_schema_translate(data: st.DataObject) -> No
     assume(Draft202012Validator(operation["schema"]).is_valid(arguments))
     path_names = [a["name"] for a in operation["arguments"] if a["in"] == "path"]
     assume(all(arguments[n] not in ("", ".", "..") for n in path_names))
+    # refused as path values (test_translation.py): separators and control characters
+    assume(not any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for n in path_names for c in arguments[n]))
 
     request = build_request(operation, arguments)
 
     assert request["method"] == operation["method"]
     assert set(request["url"]) <= URL_SAFE, request["url"]
+    # the gateway sends exactly what the guest built: the guest's URL is already canonical
+    assert canonical_url(request["url"]).text == request["url"]
     parts = urlsplit(request["url"])
     segments = parts.path.split("/")[3::2]  # /v1/things/{a}/things/{b}
     assert [unquote(s) for s in segments] == [arguments[n] for n in path_names]

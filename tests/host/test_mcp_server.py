@@ -181,6 +181,22 @@ def test_a_call_the_guest_refuses_is_an_error_result_and_nothing_is_sent(
     assert house.received == []
 
 
+@pytest.mark.parametrize("booking_id", ["../charges", "a/b", "..\\charges", "..", "b1\x00"])
+def test_a_path_parameter_that_would_leave_its_segment_is_refused_and_nothing_is_sent(
+    turn: BoundTurn, house: HollowbrookHTTPServer, booking_id: str
+) -> None:
+    async def session() -> types.CallToolResult:
+        async with in_memory(turn) as client:
+            return await client.call_tool("hollowbrook_cancel_booking", {"booking_id": booking_id})
+
+    refused = anyio.run(session)
+    assert refused.is_error
+    assert [(v["path"], v["problem"]) for v in answer(refused)["error"]["violations"]] == [
+        ("$.booking_id", "invalid-path-segment")
+    ]
+    assert house.received == []
+
+
 def test_read_object_gives_the_skill_documents_and_unknown_tools_are_protocol_errors(turn: BoundTurn) -> None:
     async def session() -> tuple[types.CallToolResult, MCPError]:
         async with in_memory(turn) as client:

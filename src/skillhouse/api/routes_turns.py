@@ -125,9 +125,11 @@ def get_turn(turn_id: TurnId, tenant: RunDep, database: DatabaseDep) -> TurnOut:
 def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
               guest: GuestDep) -> CallAnswer:
     """Run one tool call through the guest and the gateway; the guest's answer, whatever it is.
-    While the guest is still being built: 503 ``guest-building`` with ``Retry-After``."""
+    While the guest is still being built: 503 ``guest-building`` with ``Retry-After``. Only a tool the
+    turn offers may be called (422 ``tool-not-offered`` otherwise)."""
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
+    turn.check_offered(body.tool)
     require_guest(guest)
     try:
         answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind,

@@ -206,7 +206,9 @@ def fixed_headers(ctx: OperationContext, value: Any) -> dict[str, str]:
                 "headers",
                 name,
             )
-        elif not re.match(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", name) or any(c in header_value for c in "\r\n\0"):
+        elif not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name) or not re.fullmatch(r"[\t\x20-\x7e]*", header_value):
+            # the gateway accepts printable ASCII, space and tab in a header value, nothing else (fullmatch:
+            # ``$`` would let a final line break through)
             ctx.error(codes.INVALID_OPERATION, f"header {name!r} has a name or value HTTP does not allow", "operation", "headers", name)
         else:
             out[name] = header_value

@@ -1,4 +1,4 @@
-"""Operation URLs: path parameters in their segments, and approval gates matched against the URL."""
+"""Operation URLs: path parameters in their segments, canonical spelling, and approval gates matched against the URL."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skillhouse.compiler.context import OperationContext
+from skillhouse.compiler.url_form import NotCanonical, canonical_path, canonical_query
 from skillhouse.skill import errors as codes
 
 _PATH_SEGMENT_PARAM = re.compile(r"^\{([A-Za-z0-9_-]+)\}$")
@@ -49,7 +50,26 @@ def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str,
             ctx.error(codes.PATH_PARAMETER, f"path parameter {match.group(1)!r} appears twice", "operation", "url")
         else:
             params.append((match.group(1), line))
+    _check_canonical(ctx, parts.path or "/", parts.query)
     return params
+
+
+def _check_canonical(ctx: OperationContext, path: str, query: str) -> None:
+    """The template must be written in the canonical form the gateway sends, so every call the guest
+    builds from it leaves exactly as built (and none is refused for its template's spelling)."""
+    # each {parameter} stands in as unreserved text, which canonicalization leaves alone
+    marked = re.sub(r"\{[^{}/]*\}", "p", path)
+    if any(c in marked + query for c in "{}"):
+        return  # misplaced parameters: reported as path-parameter above
+    try:
+        canonical = canonical_path(marked), canonical_query(query)
+    except NotCanonical as exc:
+        ctx.error(codes.INVALID_OPERATION, f"url {exc.message} ({exc.reason})", "operation", "url")
+        return
+    if canonical != (marked, query):
+        written = canonical[0] + (f"?{canonical[1]}" if canonical[1] else "")
+        ctx.error(codes.INVALID_OPERATION, f"url must be written canonically: {written!r} (with its parameters)",
+                  "operation", "url")  # fmt: skip
 
 
 def path_of(url: str) -> str:

@@ -3,7 +3,10 @@
 ::
 
     GatewayError                      every refusal; ``code`` is stable, ``message`` is for people
-    ├── InvalidRequest                ``invalid-request``: the request itself is malformed
+    ├── InvalidRequest                ``invalid-request``: the request itself is malformed or has no one
+    │   │                             canonical form (``field`` and ``reason`` say where and why)
+    │   ├── DuplicateHeader           ``duplicate-header``: a header name given twice (in any case)
+    │   └── DuplicateJsonKey          ``duplicate-json-key``: a JSON body repeats a key in one object
     ├── EgressRefused                 ``egress-refused``: host not allowed or address not public
     ├── ApprovalRequired              ``approval-required``: a signal, not a failure (``approval_id``)
     ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``,
@@ -53,6 +56,14 @@ class GatewayError(Exception):
 
 class InvalidRequest(GatewayError):
     code = "invalid-request"
+
+
+class DuplicateHeader(InvalidRequest):
+    code = "duplicate-header"
+
+
+class DuplicateJsonKey(InvalidRequest):
+    code = "duplicate-json-key"
 
 
 class EgressRefused(GatewayError):

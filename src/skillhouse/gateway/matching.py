@@ -4,16 +4,28 @@ The answer comes from the turn's bound release documents and the request's own m
 from anything the guest says about the request: a guest that mistranslates, or composes a request by
 hand, is judged by what it sends. A request that matches no operation is a plain ``fetch_url``: it gets
 the egress rule and nothing else (unless a gate's path matches it).
+
+Requests arrive canonical (``gateway/canonical_url.py``); templates and gate paths are brought to the
+same form here (their ``{name}`` parameters kept), so a spelling that canonicalizes to an operation's
+URL is that operation. One trailing slash is not significant for matching: ``/charges/`` is held by
+the gate on ``/charges`` and keyed like it, as many servers route the two alike.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
+from skillhouse.compiler.url_form import NotCanonical, canonical_path
+from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.egress import Target, parse_target
+from skillhouse.gateway.errors import GatewayError
+
+_PARAMETER = re.compile(r"\{[^{}/]*\}")
 
 
 @dataclass(frozen=True)
@@ -50,9 +62,33 @@ class Gate:
     reason: str = ""
     authorities: frozenset[str] | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", template_path(self.path))
+
 
 def _segments(path: str) -> list[str]:
-    return path.split("/")
+    segments = path.split("/")
+    if len(segments) > 2 and segments[-1] == "":
+        segments.pop()  # a trailing slash (see the module docstring)
+    return segments
+
+
+@lru_cache(maxsize=4096)
+def template_path(path: str) -> str:
+    """A template's path in canonical form, its ``{name}`` parameters kept as they are.
+
+    A template that cannot be canonicalized is kept as written: no canonical request can equal it.
+    """
+    names = _PARAMETER.findall(path)
+    # each parameter stands in as unreserved text, which canonicalization leaves alone
+    marked = _PARAMETER.sub(lambda m: f"skhparam{names.index(m.group(0))}x", path)
+    try:
+        canonical = canonical_path(marked if marked.startswith("/") else "/" + marked)
+    except NotCanonical:
+        return path
+    for index, name in enumerate(names):
+        canonical = canonical.replace(f"skhparam{index}x", name)
+    return canonical
 
 
 def _segment_parameter(pattern: str) -> tuple[str, str, str] | None:
@@ -92,7 +128,12 @@ def _literal_count(template: str) -> int:
 
 def _template_target(url: str) -> Target:
     # braces are not valid in a host; a template's host part is always literal
-    return parse_target(url)
+    target = parse_target(url)
+    try:
+        origin = canonical_url(f"{target.scheme}://{urlsplit(url).netloc}/")
+    except GatewayError:
+        return replace(target, path=template_path(target.path))
+    return Target(origin.scheme, origin.host, origin.port, template_path(target.path), target.query)
 
 
 class BoundReleases:

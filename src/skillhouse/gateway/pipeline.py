@@ -1,11 +1,14 @@
 """The gateway's decision pipeline: one request from a turn's guest, in the order the design gives.
 
-1. read the request; 2. the egress rule (resolve once, check, keep the address); 3. match it to a bound
-operation; 4. find its credentials; 5. a completed idempotency key answers at once; 6. an approval
-gate holds it unless an approval for exactly this request is used now; 7. claim the idempotency key;
-8. send to the checked address with credentials and ``Idempotency-Key`` injected; 9. redact the answer,
-store it under the key, audit the decision. :meth:`Gateway.fetch` answers in the ``fetch_url`` contract
-and never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
+1. read the request into its canonical form (``gateway/canonical.py``; what cannot be read one way
+only is refused here, before anything is read from the store or claimed); 2. the egress rule (resolve
+once, check, keep the address); 3. match it to a bound operation; 4. find its credentials; 5. a
+completed idempotency key answers at once; 6. an approval gate holds it unless an approval for exactly
+this request is used now; 7. claim the idempotency key; 8. send to the checked address with
+credentials and ``Idempotency-Key`` injected; 9. redact the answer, store it under the key, audit the
+decision. Every step reads the canonical request, and the upstream receives exactly its bytes (its
+request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract and
+never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
 
 Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
 decision needs (tenant allow-list and gates, credentials, the key's row: ``gateway/stored_state.py``);
@@ -24,7 +27,8 @@ from typing import Any
 
 from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog, finishing, opening
-from skillhouse.gateway.commitment import canonical_request, commitment, idempotency_key, identity_values
+from skillhouse.gateway.canonical import METHODS, CanonicalRequest, canonical_request
+from skillhouse.gateway.commitment import commitment, idempotency_key, identity_values
 from skillhouse.gateway.credentials import CredentialStore
 from skillhouse.gateway.egress import (
     EgressDecision,
@@ -32,13 +36,11 @@ from skillhouse.gateway.egress import (
     Resolver,
     Target,
     decide_egress,
-    parse_target,
     system_resolver,
 )
 from skillhouse.gateway.errors import (
     ApprovalRequired,
     GatewayError,
-    InvalidRequest,
     UpstreamFailed,
     UpstreamUnresolved,
 )
@@ -60,10 +62,8 @@ from skillhouse.store.database import Database
 
 log = logging.getLogger("skillhouse.gateway")
 
-# never forwarded from the guest: the transport sets them, or they would let a guest steer a proxy
-_DROPPED = frozenset({"host", "content-length", "connection", "transfer-encoding", "keep-alive", "upgrade", "te", "trailer"})
 _NOT_RETURNED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"})
-METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_REFUSED = frozenset({"egress-refused", "approval-denied", "invalid-request", "duplicate-header", "duplicate-json-key"})
 
 
 @dataclass(frozen=True)
@@ -107,10 +107,7 @@ class TurnContext:
 class _Call:
     """The request being decided, and what has been learned about it so far."""
 
-    method: str
-    url: str
-    headers: dict[str, str]
-    body: str | None
+    request: CanonicalRequest
     target: Target
     audit: AuditEntry
     decision: EgressDecision | None = None
@@ -159,11 +156,15 @@ class Gateway:
         try:
             call = self._read(turn, request)
         except GatewayError as refusal:
+            method = request.get("method") if isinstance(request, Mapping) else None
+            written = method.upper() if isinstance(method, str) and method.upper() in METHODS else "-"
+            # nothing of an unreadable URL is written: it is not canonical and may hold anything
+            self.audit.record(AuditEntry(turn.tenant, turn.turn_id, written, "", "", "refused", code=refusal.code))
             return refusal.document()
         try:
             return self._decide(turn, call)
         except GatewayError as refusal:
-            decision = {"approval-required": "held", "egress-refused": "refused", "approval-denied": "refused"}.get(refusal.code, "error")
+            decision = "held" if refusal.code == "approval-required" else "refused" if refusal.code in _REFUSED else "error"
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
 
@@ -184,30 +185,17 @@ class Gateway:
 
     @staticmethod
     def _read(turn: TurnContext, request: Mapping[str, Any]) -> _Call:
-        if not isinstance(request, Mapping):
-            raise InvalidRequest("the request must be an object {method, url, headers, body}")
-        method, url = request.get("method"), request.get("url")
-        headers, body = request.get("headers") or {}, request.get("body")
-        if not isinstance(method, str) or method.upper() not in METHODS:
-            raise InvalidRequest(f"method must be one of {', '.join(sorted(METHODS))}", field="method")
-        if not isinstance(url, str) or not url:
-            raise InvalidRequest("url must be a non-empty string", field="url")
-        if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-            raise InvalidRequest("headers must be an object of strings", field="headers")
-        if any(ch in f"{k}{v}" for k, v in headers.items() for ch in "\r\n\0"):
-            raise InvalidRequest("header names and values must not contain line breaks", field="headers")
-        if body is not None and not isinstance(body, str):
-            raise InvalidRequest("body must be a string or null", field="body")
-        target = parse_target(url)
-        entry = AuditEntry(turn.tenant, turn.turn_id, method.upper(), target.authority, target.path, "pending")
-        kept = {k: v for k, v in headers.items() if k.lower() not in _DROPPED}
-        return _Call(method.upper(), url, kept, body, target, entry)
+        canonical = canonical_request(request)
+        target = canonical.target
+        entry = AuditEntry(turn.tenant, turn.turn_id, canonical.method, target.authority, target.path, "pending")
+        return _Call(canonical, target, entry)
 
     def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
-        match = turn.releases.match(call.method, call.target)
+        request = call.request
+        match = turn.releases.match(request.method, call.target)
         key: str | None = None
         if match is not None and match.operation.document.get("identity"):
-            values = identity_values(match, call.target.query, call.headers, call.body)
+            values = identity_values(match, request)
             key = idempotency_key(turn.tenant, match, values)
         stored = self.stored.read(turn.tenant, call.target, key)
         injections, tenant_gates = stored.injections, stored.tenant_gates
@@ -219,7 +207,7 @@ class Gateway:
         call.match = match
         redactor = Redactor(stored.secrets)  # every secret of the host, whatever its origin's scheme or port
         injected = {injection.header for injection in injections}
-        canonical = canonical_request(call.method, call.url, call.headers, call.body, injected)
+        canonical = request.document(frozenset(name.lower() for name in injected))
         committed = commitment(canonical)
         if key is not None:
             replay = self.keys.replay_of(stored.seen, key, committed)
@@ -227,16 +215,16 @@ class Gateway:
                 # nothing leaves for a replay: its audit row may wait for the WAL writer (see store/database.py)
                 self._record(call, "replayed", durable=False, status=replay.response.get("status"), idempotency_key=key)
                 return {**replay.response, "replayed": True}
-        gate = turn.releases.gate_for(call.method, call.target, call.match)
+        gate = turn.releases.gate_for(request.method, call.target, call.match)
         if gate is None:
-            gate = next((g for g in tenant_gates if BoundReleases([], [g]).gate_for(call.method, call.target, None)), None)
+            gate = next((g for g in tenant_gates if BoundReleases([], [g]).gate_for(request.method, call.target, None)), None)
         approval_id: str | None = None
         if gate is not None:
             operation = call.match.operation.qualified if call.match else None
             used, approval_id = self.approvals.use_or_hold(turn.tenant, turn.turn_id, operation, gate.reason, canonical, committed)
             if not used:
                 raise ApprovalRequired(
-                    f"{call.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
+                    f"{request.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
         claimed: Claimed | None = None
         if key is not None:
@@ -256,14 +244,17 @@ class Gateway:
                 self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
                 return {**claim.response, "replayed": True}
             claimed, call.audit_row = claim, claim.audit_row
-        headers = {k: v for k, v in call.headers.items() if k.lower() not in injected | {"idempotency-key"}}
+        left_out = {name.lower() for name in injected}
+        headers = {name: value for name, value in request.headers if name not in left_out}
         headers.update({injection.header: injection.value for injection in injections})
         headers["Accept-Encoding"] = "identity"
         if key is not None:
             headers["Idempotency-Key"] = key
         try:
             with self.slots.hold(turn.tenant):
-                response = self.upstream.send(call.decision, call.method, call.url, headers, call.body)
+                response = self.upstream.send(
+                    call.decision, request.method, request.url.text, headers, request.body, target=request.url.request_target
+                )
         except NotSent as exc:
             if key is not None:
                 self.keys.release(turn.tenant, key)

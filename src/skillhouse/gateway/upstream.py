@@ -165,20 +165,28 @@ class UpstreamClient:
                 self._clients[key] = client
             return client
 
-    def send(self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None) -> UpstreamResponse:
-        """Send to the checked address; raises :class:`NotSent`, :class:`MaybeSent` or :class:`Withheld`."""
+    def send(
+        self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None,
+        target: str | None = None,
+    ) -> UpstreamResponse:
+        """Send to the checked address; raises :class:`NotSent`, :class:`MaybeSent` or :class:`Withheld`.
+
+        ``target``: the request line's target, sent verbatim (httpcore's ``target`` extension), so
+        nothing between the gateway's decision and the wire re-spells the canonical URL.
+        """
         authority = decision.target.authority
         try:
             content = None if body is None else body.encode()
         except UnicodeEncodeError:
             raise NotSent(f"the body for {authority} is not encodable as UTF-8 (a lone surrogate); nothing was sent",
                           code="upstream-request-refused", field="body") from None  # fmt: skip
+        extensions = {} if target is None else {"target": target.encode("ascii")}
         # until the transport takes the request, everything is local: nothing can have been written
         attempt = Attempt(time.monotonic() + self.deadline_seconds, watched=True)
         scope = CURRENT.set(attempt)
         try:
             client = self._client(decision)
-            request = client.build_request(method, url, headers=headers, content=content)
+            request = client.build_request(method, url, headers=headers, content=content, extensions=extensions)
             attempt.watched = False  # a transport that reports its writes says so itself
             response = client.send(request, stream=True)
             try:

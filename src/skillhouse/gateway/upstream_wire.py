@@ -151,9 +151,9 @@ class PinnedTransport(httpx.BaseTransport):
         attempt = CURRENT.get()
         if attempt is not None:
             attempt.watched = True
-        url = httpcore.URL(
-            scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=request.url.raw_path
-        )
+        # the gateway's canonical target, verbatim when it gives one (httpx would re-spell the path)
+        target = request.extensions.get("target", request.url.raw_path)
+        url = httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port, target=target)
         content = request.read()
         core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
         response = self._pool.handle_request(core)

@@ -1,9 +1,10 @@
 """Turning a validated call into the request its declaration describes: ``{method, url, headers, body}``.
 
 The rules (README.md, "How a call travels"): path parameters fill whole segments, percent-encoded
-(everything but unreserved characters, so ``/ ? # %``, spaces and non-ASCII are encoded) with ``.``,
-``..`` and empty refused; query parameters in declaration order, lists repeated unless a ``style``
-says otherwise; numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
+(everything but unreserved characters, so ``? # %``, spaces and non-ASCII are encoded) with ``.``,
+``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
+them encoded in a path: servers disagree on them); query parameters in declaration order, lists
+repeated unless a ``style`` says otherwise; numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
 has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
 ``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
 gives the same bytes (the gateway's approval commitment is over those bytes).
@@ -114,23 +115,31 @@ def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> li
     for argument in operation["arguments"]:
         value = arguments.get(argument["name"])
         if argument["in"] == "path" and isinstance(value, str | int | float) and not isinstance(value, bool):
-            if scalar_text(value) in ("", ".", ".."):
+            text = scalar_text(value)
+            if text in ("", ".", "..") or any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
                 out.append(
                     Violation(
                         json_path("$", argument["name"]),
                         "invalid-path-segment",
-                        "a value other than '', '.' or '..'",
+                        "a value other than '', '.' or '..', without '/', '\\' or control characters",
                     )
                 )
         elif argument["in"] == "header":
             values = value if isinstance(value, list) else [value]
-            if any(isinstance(v, str) and any(c in v for c in "\r\n\0") for v in values):
+            if any(isinstance(v, str) and not _header_text(v) for v in values):
                 out.append(
                     Violation(
-                        json_path("$", argument["name"]), "invalid-header-value", "text without line breaks"
+                        json_path("$", argument["name"]),
+                        "invalid-header-value",
+                        "printable ASCII text without line breaks or control characters",
                     )
                 )
     return out
+
+
+def _header_text(text: str) -> bool:
+    """What the gateway accepts in a header value: printable ASCII, space and tab."""
+    return all(c == "\t" or 0x20 <= ord(c) < 0x7F for c in text)
 
 
 _NO_FLOATS, _FINITE, _NON_FINITE = 0, 1, 2

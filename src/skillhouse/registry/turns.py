@@ -10,6 +10,7 @@ Running a call is :func:`skillhouse.host.calls.run_call`; the API and the MCP co
 
 from __future__ import annotations
 
+import difflib
 import secrets
 import time
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import neutral_tool
-from skillhouse.compiler.profiles import PROFILES, provider_tools
+from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
 from skillhouse.guest import EAGER_TOOLS
 from skillhouse.registry.builtins import builtin_skill
 from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
@@ -55,6 +56,22 @@ class Turn:
             for t in EAGER_TOOLS if t["name"] in OFFERED_EAGER
         ]
         return provider_tools([*operations, *eager], self.profile)
+
+    def offered_names(self) -> frozenset[str]:
+        """The names of the tools :meth:`tools` offers: the only ones a call may name."""
+        operations = [neutral_tool(op) for release in self.releases for op in release.get("operations", [])]
+        eager = [t for t in EAGER_TOOLS if t["name"] in OFFERED_EAGER]
+        return frozenset(str(t["name"]) for t in [*operations, *eager] if adapt(t, self.profile).tool is not None)
+
+    def check_offered(self, tool: str) -> None:
+        """Refuse a call of a tool this turn does not offer (``fetch_url``, ``load_tools``, a short name,
+        an operation its profile refuses): the turn's tools are all a caller may use."""
+        offered = self.offered_names()
+        if tool not in offered:
+            nearest = difflib.get_close_matches(tool, sorted(offered), n=3, cutoff=0.5)
+            expected = "one of the turn's tools" + (f", such as {', '.join(nearest)}" if nearest else "")
+            raise Invalid("tool-not-offered", f"the turn does not offer a tool {tool!r}",
+                          [problem("tool", "tool-not-offered", expected)])  # fmt: skip
 
 
 def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], profile: str) -> Turn:
