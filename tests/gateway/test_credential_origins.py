@@ -64,7 +64,11 @@ def test_an_http_origin_needs_its_opt_in_and_the_database_enforces_it(gateway: G
      ("https://api.example.com:443/", ("https", "api.example.com", 443, "https://api.example.com")),
      ("http://10.0.0.5:8080", ("http", "10.0.0.5", 8080, "http://10.0.0.5:8080")),
      ("http://[::1]", ("http", "::1", 80, "http://[::1]")),
-     ("[2001:db8::1]:8443", ("https", "2001:db8::1", 8443, "https://[2001:db8::1]:8443"))],
+     ("[2001:db8::1]:8443", ("https", "2001:db8::1", 8443, "https://[2001:db8::1]:8443")),
+     # written as requests are canonicalized, or the binding would never match them
+     ("https://[2001:DB8:0:0::1]", ("https", "2001:db8::1", 443, "https://[2001:db8::1]")),
+     ("http://0x7f.1:8080", ("http", "127.0.0.1", 8080, "http://127.0.0.1:8080")),
+     ("api.example.com.", ("https", "api.example.com", 443, "https://api.example.com"))],
 )  # fmt: skip
 def test_an_origin_is_read_as_scheme_host_and_port(gateway: Gateway, origin: str, expected: tuple[Any, ...]) -> None:
     binding = gateway.credentials.put("t", origin, "bearer", "s3cret-value", allow_http=expected[0] == "http")
@@ -83,6 +87,13 @@ def test_an_origin_that_is_not_http_or_https_to_a_host_is_refused(gateway: Gatew
     with pytest.raises(CredentialError) as refused:
         gateway.credentials.put("t", origin, "bearer", "s3cret-value")
     assert (refused.value.code, refused.value.details["field"]) == (code, "origin")
+
+
+@pytest.mark.parametrize("header", ["X-Api-Key\n", "X-Api-Key\r\n", "X Api", "X-Api-Key:"])
+def test_a_header_name_that_is_not_one_token_is_refused(gateway: Gateway, header: str) -> None:
+    with pytest.raises(CredentialError) as refused:
+        gateway.credentials.put("t", "https://api.example.com", "header", "s3cret-value", header)
+    assert refused.value.details["field"] == "header"
 
 
 def test_a_stored_value_that_cannot_be_sent_is_refused_before_sending_not_a_crash(

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from skillhouse.gateway.errors import CredentialError
+from skillhouse.gateway.canonical_url import canonical_url
+from skillhouse.gateway.errors import CredentialError, GatewayError
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_HEADER_VALUE = 8192
@@ -72,11 +73,18 @@ def parse_origin(text: str) -> Origin:
         scheme = "https"
         host, explicit = _bare(written, lowered)
     host = host.rstrip(".")
-    if not host or not (_NAME.match(host) or (":" in host and _IPV6.match(host))):
+    if not host or not (_NAME.fullmatch(host) or (":" in host and _IPV6.fullmatch(host))):
         raise _invalid(written, "the host must be a DNS name, an IPv4 address or a bracketed IPv6 address")
     if explicit is not None and not 0 < explicit < 65536:
         raise _invalid(written, "the port must be a number from 1 to 65535")
-    return Origin(scheme, host, explicit or DEFAULT_PORTS[scheme])
+    # the host as requests spell it after canonicalization (``0x7f.1`` is 127.0.0.1, an IPv6 address in
+    # its compressed form), or a binding would silently never match the requests it was made for
+    literal = f"[{host}]" if ":" in host else host
+    try:
+        canonical = canonical_url(f"{scheme}://{literal}:{explicit or DEFAULT_PORTS[scheme]}/")
+    except GatewayError as exc:
+        raise _invalid(written, f"the host is not one a request can name ({exc.message})") from None
+    return Origin(scheme, canonical.host, canonical.port)
 
 
 def _bare(written: str, lowered: str) -> tuple[str, int | None]:

@@ -33,7 +33,7 @@ from skillhouse.store.gateway_tables import CredentialRow
 from skillhouse.store.prepared import DriverTransaction, Prepared, read
 
 SCHEMES = ("bearer", "basic", "header")
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # fullmatch: ``$`` would let a final line break through
 _TABLE = cast(Table, CredentialRow.__table__)
 CREDENTIAL_COLUMNS = (_TABLE.c.origin_scheme, _TABLE.c.port, _TABLE.c.allow_http, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value)
 """What the gateway reads of each credential of a host, in this order (``stored_state.py`` reads them too)."""
@@ -136,7 +136,7 @@ class CredentialStore:
         if scheme == "basic" and ":" not in secret:
             raise CredentialError("a basic credential is user:password", field="value")
         name = "Authorization" if scheme in ("bearer", "basic") else (header or "")
-        if not _TOKEN.match(name) or len(name) > 128:
+        if not _TOKEN.fullmatch(name) or len(name) > 128:
             raise CredentialError("header must be a valid HTTP header name", field="header")
         value, _ = header_value(scheme, secret)
         check_sendable(secret, value)
