@@ -48,7 +48,7 @@ def test_a_person_approves_a_held_charge_and_the_call_completes(page: Page, worl
     card = page.locator("article", has=page.locator(f"a[href='/console/approvals/{approval_id}']"))
     expect(card).to_contain_text("POST")
     expect(card).to_contain_text("http://hollowbrook.local:8084/charges")
-    expect(card).to_contain_text('"amount_cents": 16000')
+    expect(card).to_contain_text('"amount_cents":16000')  # the body exactly as it is sent
     expect(card).to_contain_text("hollowbrook.charge")
     expect(card).to_contain_text("turn-approve")
     expect(card).to_contain_text("sha256:")
