@@ -148,7 +148,7 @@ def _release_document(path: Path) -> dict[str, Any]:
 
 
 def _guest_eager_tools() -> list[dict[str, Any]]:
-    from skillhouse.guest.catalogue import EAGER_TOOLS
+    from skillhouse.compiler.eager_tools import EAGER_TOOLS
 
     return list(EAGER_TOOLS)
 
@@ -160,8 +160,8 @@ def translate(
     arguments: Annotated[str, typer.Argument(help="The call's arguments as a JSON object.")],
 ) -> None:
     """Print the request a call becomes (nothing is sent), or the refusal with exit status 1."""
+    from skillhouse.compiler.eager_tools import EAGER_TOOLS
     from skillhouse.guest import (
-        EAGER_TOOLS,
         BoundSkill,
         Catalogue,
         InvalidArguments,
