@@ -17,7 +17,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import canonical_json, neutral_tool
-from skillhouse.registry.builtin_releases import ReleaseView, builtin_release, compile_files
+
+# re-exported: callers read releases, built-in or published, from here
+from skillhouse.registry.builtin_releases import ReleaseView as ReleaseView
+from skillhouse.registry.builtin_releases import builtin_release as builtin_release
+from skillhouse.registry.builtin_releases import compile_files
 from skillhouse.registry.builtins import builtin_skill
 from skillhouse.registry.errors import Conflict, NotFound
 from skillhouse.registry.skills import owned_row, owns_skill

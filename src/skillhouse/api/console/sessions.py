@@ -1,6 +1,6 @@
 """Console sessions: signed cookies, CSRF tokens, scopes, and the dependencies every console page uses.
 
-A session lives on the server (:mod:`skillhouse.api.console.session_store`); the cookie holds only
+A session lives on the server (:mod:`skillhouse.registry.console_sessions`); the cookie holds only
 ``{sid, expires}``, the session's random secret, signed with HMAC-SHA256 under
 ``Settings.console_secret``; it is HttpOnly, ``SameSite=Strict`` and scoped to ``/console``. The API
 token itself is never stored or shown. Every request looks the session up, so signing out, expiry and
@@ -30,7 +30,7 @@ from urllib.parse import parse_qs
 
 from fastapi import Depends, Request, Response
 
-from skillhouse.api.console import session_store
+from skillhouse.registry import console_sessions as session_store
 from skillhouse.registry.tokens import InsufficientScope, Scope, require_scope, scope_allows
 from skillhouse.settings import Settings
 from skillhouse.store import Database

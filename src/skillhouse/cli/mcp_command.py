@@ -3,7 +3,7 @@
 The turn takes the path an API turn takes: :func:`skillhouse.registry.turns.bind_turn` reads the
 releases the tenant sees and records the turn (profile ``mcp``) so approvals and the audit log name
 it; :func:`skillhouse.gateway.make_gateway` builds the gateway from the settings; and every call runs
-through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.host.mcp_server`). Every problem
+through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.mcp.server`). Every problem
 before serving is a :class:`BindError` with a stable code, which the command prints and exits 2 on:
 never a traceback.
 """
@@ -173,7 +173,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
     """The command: bind, announce on stderr, serve until the client leaves or Ctrl-C; the exit status."""
     import anyio
 
-    from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
+    from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
 
     try:
         settings = Settings.from_env()

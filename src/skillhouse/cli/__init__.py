@@ -208,7 +208,7 @@ def import_openapi_command(
     verbose: Annotated[bool, typer.Option("--verbose", help="A line per operation, with what was changed or why skipped.")] = False,
 ) -> None:
     """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
-    from skillhouse.cli_output import ImportProgress, skill_directory_or_exit
+    from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
 
     try:
@@ -245,7 +245,7 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory the bundle goes in, as DIR/NAME.")],
 ) -> None:
     """Export a skill as an Agent Skills bundle with a generated "The call" reference per operation."""
-    from skillhouse.cli_output import skill_directory_or_exit
+    from skillhouse.cli.output import skill_directory_or_exit
     from skillhouse.export import export_release, write_bundle
 
     if path.is_file():
@@ -266,7 +266,7 @@ def export_command(
 
 
 def _add_registry_commands() -> None:
-    from skillhouse.cli_registry import add_registry_commands
+    from skillhouse.cli.registry_commands import add_registry_commands
 
     add_registry_commands(app)
 
@@ -319,13 +319,13 @@ def mcp_command(
     guest: Annotated[str | None, typer.Option("--guest", help="Guest runner: wasm or inprocess (default: SKILLHOUSE_GUEST).")] = None,
 ) -> None:
     """Serve a turn's tools over MCP (stdio, or streamable HTTP with --http); every call goes through the gateway."""
-    from skillhouse.cli_mcp import run_mcp
+    from skillhouse.cli.mcp_command import run_mcp
 
     raise typer.Exit(run_mcp(skill, tenant, http, guest))
 
 
 def _add_gateway_commands() -> None:
-    from skillhouse.cli_gateway import add_gateway_commands
+    from skillhouse.cli.gateway_commands import add_gateway_commands
 
     add_gateway_commands(app)
 
@@ -336,6 +336,3 @@ _add_gateway_commands()
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

@@ -131,7 +131,7 @@ def configured_store(command: str) -> Database:
 
 
 def serve(host: str, port: int) -> None:
-    """``skillhouse serve``'s work (its options are declared in :mod:`skillhouse.cli_registry`)."""
+    """``skillhouse serve``'s work (its options are declared in :mod:`skillhouse.cli.registry_commands`)."""
     import uvicorn
 
     from skillhouse.api import create_app
