@@ -149,6 +149,7 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
 
 def _prepare_wasm_guest() -> None:
     """Load (or first build, for minutes) the wasm guest before serving, saying so on stderr, not stdout."""
+    # imported here so wasmtime loads only when the wasm guest serves
     from skillhouse.host.wasm_build import GuestBuildError
     from skillhouse.host.wasm_runner import loaded_component
 
@@ -171,6 +172,7 @@ def _problem_line(problem: dict[str, Any], refs: Sequence[str]) -> str:
 
 def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None) -> int:
     """The command: bind, announce on stderr, serve until the client leaves or Ctrl-C; the exit status."""
+    # imported here: start-up time, the MCP SDK loads only when a turn is bound and served
     import anyio
 
     from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
