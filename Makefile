@@ -27,6 +27,7 @@ $(DEMO_STAMP): pyproject.toml
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/pytest

@@ -23,10 +23,10 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from skillhouse.cli_mcp import BoundTurn, open_turn
+from skillhouse.cli.mcp_command import BoundTurn, open_turn
 from skillhouse.examples import running_hollowbrook
 from skillhouse.host.calls import run_call
-from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http
+from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token

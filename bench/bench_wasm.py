@@ -79,7 +79,7 @@ def _new_process_seconds(kind: str, cache_dir: Path) -> float:
     script = (
         "import time; t = time.perf_counter(); import json, sys; "
         "from skillhouse.host import TurnHost, make_runner; "
-        "from skillhouse.guest import EAGER_TOOLS; "
+        "from skillhouse.compiler.eager_tools import EAGER_TOOLS; "
         f"runner = make_runner(TurnHost([], lambda r: {{}}), {kind!r}); runner.list_tools(); "
         "print(time.perf_counter() - t)"
     )

@@ -12,7 +12,7 @@ from cryptography.fernet import Fernet
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.cli_gateway import request_summary
+from skillhouse.cli.gateway_commands import request_summary
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
 from skillhouse.registry.tokens import create_token

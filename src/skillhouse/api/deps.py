@@ -18,7 +18,6 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.orm import Session
 
 from skillhouse.api.errors import ApiError
 from skillhouse.registry.tokens import (
@@ -30,7 +29,7 @@ from skillhouse.registry.tokens import (
     require_scope,
 )
 from skillhouse.settings import Settings
-from skillhouse.store import Database
+from skillhouse.store import Database, Session
 
 _bearer = HTTPBearer(auto_error=False, description="An API token: `Authorization: Bearer skh_...`.")
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}

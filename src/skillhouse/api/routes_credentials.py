@@ -15,13 +15,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
-from sqlalchemy import delete, select
 
 from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
-from skillhouse.gateway import Binding, GatewayError
+from skillhouse.gateway import Binding, GatewayError, tenant_rules
 from skillhouse.registry.errors import NotFound
-from skillhouse.store.gateway_tables import AllowedHostRow, TenantGateRow
 
 router = APIRouter(prefix="/v1", tags=["credentials"])
 
@@ -129,35 +127,23 @@ def delete_credential(host: Host, header: HeaderName, tenant: AdminDep, gateway:
 
 @router.get("/egress/allowed-hosts", responses=gateway_responses())
 def get_allowed_hosts(tenant: AdminDep, database: DatabaseDep) -> AllowedHosts:
-    with database.transaction() as session:
-        rows = session.scalars(select(AllowedHostRow.host).where(AllowedHostRow.tenant_id == tenant.id)
-                               .order_by(AllowedHostRow.host))
-        return AllowedHosts(hosts=list(rows))
+    return AllowedHosts(hosts=tenant_rules.allowed_hosts(database, tenant.id))
 
 
 @router.put("/egress/allowed-hosts", responses=gateway_responses())
 def put_allowed_hosts(body: AllowedHosts, tenant: AdminDep, database: DatabaseDep) -> AllowedHosts:
     """Replace the allow-list. Private addresses stay refused unless the deployment lists the host."""
-    hosts = sorted({host.lower() for host in body.hosts})
-    with database.transaction() as session:
-        session.execute(delete(AllowedHostRow).where(AllowedHostRow.tenant_id == tenant.id))
-        session.add_all(AllowedHostRow(tenant_id=tenant.id, host=host) for host in hosts)
-    return AllowedHosts(hosts=hosts)
+    return AllowedHosts(hosts=tenant_rules.replace_allowed_hosts(database, tenant.id, body.hosts))
 
 
 @router.get("/egress/gates", responses=gateway_responses())
 def get_gates(tenant: AdminDep, database: DatabaseDep) -> TenantGates:
-    with database.transaction() as session:
-        rows = session.scalars(select(TenantGateRow).where(TenantGateRow.tenant_id == tenant.id)
-                               .order_by(TenantGateRow.matches))
-        return TenantGates(gates=[TenantGate(matches=row.matches, reason=row.reason) for row in rows])
+    gates = tenant_rules.tenant_gates(database, tenant.id)
+    return TenantGates(gates=[TenantGate(matches=matches, reason=reason) for matches, reason in gates])
 
 
 @router.put("/egress/gates", responses=gateway_responses())
 def put_gates(body: TenantGates, tenant: AdminDep, database: DatabaseDep) -> TenantGates:
     """Replace the tenant's gates; a later gate with the same ``matches`` replaces an earlier one."""
-    gates = {gate.matches: gate for gate in body.gates}
-    with database.transaction() as session:
-        session.execute(delete(TenantGateRow).where(TenantGateRow.tenant_id == tenant.id))
-        session.add_all(TenantGateRow(tenant_id=tenant.id, matches=g.matches, reason=g.reason) for g in gates.values())
-    return TenantGates(gates=sorted(gates.values(), key=lambda g: g.matches))
+    gates = tenant_rules.replace_tenant_gates(database, tenant.id, ((g.matches, g.reason) for g in body.gates))
+    return TenantGates(gates=[TenantGate(matches=matches, reason=reason) for matches, reason in gates])

@@ -14,14 +14,12 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from skillhouse.api.deps import ApproveDep, DatabaseDep, RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway.key_review import Clearing, KeyNotFound, KeyNotUnresolved
 from skillhouse.registry.errors import Conflict, NotFound
-from skillhouse.registry.tokens import Tenant
-from skillhouse.store.registry_tables import TokenRow
+from skillhouse.registry.tokens import Tenant, token_label
 
 router = APIRouter(prefix="/v1/idempotency-keys", tags=["idempotency keys"])
 
@@ -61,7 +59,7 @@ class ClearingList(BaseModel):
 def clearing_actor(database: DatabaseDep, tenant: Tenant) -> str:
     """Who is clearing: the authenticated token's id and label."""
     with database.reading() as session:
-        label = session.scalars(select(TokenRow.label).where(TokenRow.id == tenant.token_id)).one_or_none()
+        label = token_label(session, tenant.token_id)
     return f"api token {tenant.token_id}" + (f" ({label})" if label else "")
 
 

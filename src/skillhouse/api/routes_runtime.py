@@ -24,7 +24,7 @@ from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
 from skillhouse.registry import skill_specs, tool_specs
-from skillhouse.registry.builtin_operations import capability_operation
+from skillhouse.registry.builtin_releases import capability_operation
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.manifests import ExecuteRequest, resolve_manifest
 from skillhouse.registry.releases import ReleaseView, get_release

@@ -7,7 +7,6 @@ import re
 
 MAX_TOOL_NAME = 64
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]+")
-EAGER_TOOLS = ("load_tools", "read_object", "fetch_url")
 
 
 def sanitize(name: str) -> str:

@@ -15,9 +15,10 @@ from typing import Any
 from skillhouse.compiler.annotations import operation_annotations
 from skillhouse.compiler.canonical import canonical_json
 from skillhouse.compiler.context import OperationContext
+from skillhouse.compiler.eager_tools import EAGER_NAMES
 from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import OperationDecl
-from skillhouse.compiler.naming import EAGER_TOOLS, tool_name
+from skillhouse.compiler.naming import tool_name
 from skillhouse.compiler.operation import (
     check_file_keys,
     compile_operation,
@@ -75,7 +76,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     operations: list[OperationDecl] = []
     documents: list[dict[str, Any]] = []
     gates: list[dict[str, Any]] = []
-    names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_TOOLS}
+    names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_NAMES}
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
         if problem is not None:

@@ -4,14 +4,13 @@ Standard library only: it is compiled into the WebAssembly component, whose only
 host functions of :class:`Host`.
 """
 
-from skillhouse.guest.catalogue import EAGER_TOOLS, BoundSkill, Catalogue
+from skillhouse.guest.catalogue import BoundSkill, Catalogue
 from skillhouse.guest.guest import Guest
 from skillhouse.guest.host import Host
 from skillhouse.guest.translation import InvalidArguments, build_request, translate
 from skillhouse.guest.validation import Violation, validate
 
 __all__ = [
-    "EAGER_TOOLS",
     "BoundSkill",
     "Catalogue",
     "Guest",

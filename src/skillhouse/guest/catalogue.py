@@ -16,77 +16,6 @@ from typing import Any
 
 NEAREST = 3
 
-EAGER_TOOLS: list[dict[str, Any]] = [
-    {
-        "name": "load_tools",
-        "description": (
-            "Load tools so you can call them. Pass the names of the operations you need, either as a "
-            "skill lists them (e.g. 'create_booking') or as full tool names (e.g. "
-            "'hollowbrook_create_booking'). Loaded tools are offered from your next step."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "names": {
-                    "type": "array",
-                    "items": {"type": "string", "minLength": 1},
-                    "minItems": 1,
-                    "description": "Operation or tool names to load.",
-                }
-            },
-            "required": ["names"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "read_object",
-        "description": (
-            "Read a document. 'skill/<name>' gives a skill's instructions and the operations and "
-            "documents it lists; 'skill/<name>/<file>.md' gives one of its files. Use this, not "
-            "fetch_url, for anything under skill/."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "For example 'skill/hollowbrook' or 'skill/hollowbrook/house_rules.md'.",
-                }
-            },
-            "required": ["path"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "fetch_url",
-        "description": (
-            "Send an HTTP request to a URL that no loaded tool covers. Prefer a skill's tools: they "
-            "build the request for you. Skill files are read with read_object, never fetched."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "method": {
-                    "type": "string",
-                    "enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-                    "description": "HTTP method; GET when left out.",
-                },
-                "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
-                "headers": {
-                    "type": "object",
-                    "additionalProperties": {"type": "string"},
-                    "description": "Request headers; credentials are added by the platform, never by you.",
-                },
-                "body": {"type": ["string", "null"], "description": "Request body text, if any."},
-            },
-            "required": ["url"],
-            "additionalProperties": False,
-        },
-    },
-]
-EAGER_NAMES = tuple(t["name"] for t in EAGER_TOOLS)
-
 
 @dataclass(frozen=True)
 class BoundSkill:
@@ -125,6 +54,8 @@ class Catalogue:
     """The bound operations of a turn, indexed by full tool name and by the short name skills use."""
 
     def __init__(self, skills: list[BoundSkill], eager: list[dict[str, Any]]) -> None:
+        # the eager definitions come from the host (``eager-tools``): the guest implements the three
+        # tools but keeps no copy of how they are described
         self.skills = {s.name: s for s in skills}
         self.eager = eager
         self.operations: dict[str, dict[str, Any]] = {}
@@ -155,7 +86,7 @@ class Catalogue:
             return Resolution(asked, tool=owners[0])
         if len(owners) > 1:
             return Resolution(asked, code="ambiguous-name", candidates=sorted(owners))
-        if asked in EAGER_NAMES:
+        if any(tool["name"] == asked for tool in self.eager):
             return Resolution(asked, code="already-offered", candidates=[asked])
         return Resolution(asked, code="unknown-tool", candidates=self.nearest(asked))
 

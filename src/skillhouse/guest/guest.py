@@ -13,12 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillhouse.guest.catalogue import EAGER_NAMES, BoundSkill, Catalogue
+from skillhouse.guest.catalogue import BoundSkill, Catalogue
+from skillhouse.guest.depth import nesting_depth
 from skillhouse.guest.host import Host
 from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
+
+IMPLEMENTED_EAGER = ("load_tools", "read_object", "fetch_url")
+"""The eager tools this guest runs itself; their definitions come from the host (``eager-tools``)."""
 
 MAX_DEPTH = 64
 """Deepest nesting of arguments a call may have; no schema a provider accepts goes near it."""
@@ -60,7 +64,7 @@ class Guest:
 
     def call(self, name: str, arguments: Any) -> str:
         """Call tool ``name`` with already-decoded ``arguments``."""
-        if name in EAGER_NAMES:
+        if name in IMPLEMENTED_EAGER:
             definition = next((t for t in self.eager if t["name"] == name), None)
             violations = validate(definition["parameters"], arguments) if definition else []
             if violations:
@@ -134,32 +138,6 @@ class Guest:
     def run_turn(self, request: str) -> str:
         """Run the agent loop for ``request`` (see :func:`skillhouse.guest.loop.run_turn`)."""
         return _dump(run_turn(self, request))
-
-
-def nesting_depth(text: str) -> int:
-    """How deeply the JSON ``text`` nests arrays and objects, counted without parsing it.
-
-    Checked before parsing so the refusal does not depend on the interpreter's recursion limit or
-    stack, which differ between CPython in process and the WebAssembly component.
-    """
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
 
 
 def _refuse_constant(name: str) -> Any:

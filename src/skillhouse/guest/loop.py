@@ -17,16 +17,33 @@ Standard library only: this runs inside the WebAssembly guest.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from skillhouse.guest.guest import Guest
+from skillhouse.guest.catalogue import Catalogue
+from skillhouse.guest.depth import nesting_depth
+from skillhouse.guest.host import Host
+
+
+class TurnGuest(Protocol):
+    """What the loop needs of a turn's guest (:class:`skillhouse.guest.guest.Guest`, which imports this module)."""
+
+    host: Host
+    catalogue: Catalogue
+
+    def offered(self) -> list[dict[str, Any]]: ...
+
+    def deferred(self) -> list[dict[str, Any]]: ...
+
+    def call_tool(self, name: str, arguments: str) -> str: ...
+
+    def call(self, name: str, arguments: Any) -> str: ...
+
 
 DEFAULT_STEPS = 12
 MAX_STEPS = 100
 
 
-def system_prompt(guest: Guest, extra: str | None) -> str:
+def system_prompt(guest: TurnGuest, extra: str | None) -> str:
     """What the model is told about the turn: its skills, and how operations become calls."""
     lines = [
         "You act for the user through tools. Each skill below lists operations; an operation is a tool.",
@@ -52,9 +69,7 @@ def system_prompt(guest: Guest, extra: str | None) -> str:
 TURN_DEPTH = 128
 
 
-def run_turn(guest: Guest, request_text: str) -> dict[str, Any]:
-    from skillhouse.guest.guest import nesting_depth
-
+def run_turn(guest: TurnGuest, request_text: str) -> dict[str, Any]:
     # Checked before parsing, so the answer does not depend on the interpreter's stack (it differs
     # between CPython in process and the WebAssembly component).
     if nesting_depth(request_text) > TURN_DEPTH:

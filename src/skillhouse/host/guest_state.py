@@ -142,6 +142,7 @@ class GuestState:
         if self.kind == "inprocess":
             return InProcessRunner(host)
         self.require()
+        # imported here so wasmtime loads only in processes that run the component
         from skillhouse.host.wasm_runner import WasmRunner
 
         return WasmRunner(host, loaded=self._component)

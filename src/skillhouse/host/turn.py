@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from skillhouse.guest import EAGER_TOOLS
+from skillhouse.compiler.eager_tools import EAGER_TOOLS
 
 Fetch = Callable[[dict[str, Any]], dict[str, Any]]
 Complete = Callable[[dict[str, Any]], dict[str, Any]]

@@ -10,8 +10,6 @@ without a declaration here cannot run yet and say so.
 
 from __future__ import annotations
 
-from typing import Any
-
 from skillhouse.registry.specs import ToolSpec
 
 _GITHUB = "https://api.github.com/repos/{owner}/{repo}"
@@ -108,15 +106,3 @@ def operation_files(tools: list[ToolSpec]) -> dict[str, str]:
             if capability in declared:
                 files[f"{capability}.md"] = declared[capability]
     return files
-
-
-def capability_operation(provider: str, capability: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The built-in release holding ``provider``'s operations and the operation of ``capability``."""
-    from skillhouse.registry.releases import builtin_release  # releases imports this module
-
-    skill = PROVIDER_SKILLS.get(provider)
-    if skill is None or capability not in OPERATIONS.get(provider, {}):
-        return None
-    document = builtin_release(skill).document
-    operation = next((op for op in document.get("operations", []) if op["name"] == capability), None)
-    return None if operation is None else (document, operation)

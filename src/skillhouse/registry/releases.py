@@ -9,37 +9,23 @@ updated (a trigger refuses it), so the parsed documents are cached by digest.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from skillhouse.compiler import canonical_json, compile_package, neutral_tool
-from skillhouse.registry.builtin_operations import operation_files
-from skillhouse.registry.builtins import builtin_skill, builtin_tool
-from skillhouse.registry.bundle import files_from_skill_spec
-from skillhouse.registry.errors import Conflict, Invalid, NotFound
+from skillhouse.compiler import canonical_json, neutral_tool
+
+# re-exported: callers read releases, built-in or published, from here
+from skillhouse.registry.builtin_releases import ReleaseView as ReleaseView
+from skillhouse.registry.builtin_releases import builtin_release as builtin_release
+from skillhouse.registry.builtin_releases import compile_files
+from skillhouse.registry.builtins import builtin_skill
+from skillhouse.registry.errors import Conflict, NotFound
 from skillhouse.registry.skills import owned_row, owns_skill
-from skillhouse.skill import read_package
 from skillhouse.store.registry_tables import ReleaseRow, utcnow
-
-
-@dataclass(frozen=True)
-class ReleaseView:
-    """A release: the canonical document (and its digest), the bundle files, when published."""
-
-    skill: str
-    version: str
-    digest: str
-    document: dict[str, Any]
-    files: dict[str, str]
-    created_at: dt.datetime | None
-    builtin: bool = False
 
 
 def publish_version(session: Session, tenant: str, skill: str, version: str) -> tuple[ReleaseView, bool]:
@@ -53,7 +39,7 @@ def publish_version(session: Session, tenant: str, skill: str, version: str) -> 
         return get_release(session, tenant, skill, version), False
     if row.state != "validated":
         raise Conflict("invalid-transition", f"{skill} {version} is {row.state}; validate it before publishing")
-    compiled = _compile(skill, version, dict(row.files))
+    compiled = compile_files(skill, version, dict(row.files))
     release = ReleaseRow(tenant_id=tenant, skill=skill, version=version, digest=compiled["digest"],
                          document=canonical_json(compiled).decode("utf-8"), files=dict(row.files), created_at=utcnow())
     try:
@@ -96,28 +82,6 @@ def list_releases(session: Session, tenant: str, skill: str) -> list[ReleaseView
 def release_tools(release: ReleaseView) -> list[dict[str, Any]]:
     """The neutral tool definitions of a release's operations."""
     return [neutral_tool(op) for op in release.document.get("operations", [])]
-
-
-@lru_cache(maxsize=8)
-def builtin_release(skill: str) -> ReleaseView:
-    """The release of a built-in skill, compiled from its spec (deterministic, so cached)."""
-    spec = builtin_skill(skill)
-    if spec is None:
-        raise NotFound("not-found", f"no built-in skill {skill}")
-    tools = [tool for ref in spec.allowed_tools if (tool := builtin_tool(ref.tool_id, ref.version)) is not None]
-    # a built-in's tools are ours, so their capabilities come with their HTTP operations
-    files = {**files_from_skill_spec(spec, tools), **operation_files(tools)}
-    compiled = _compile(skill, str(spec.version), files)
-    return ReleaseView(skill, str(spec.version), compiled["digest"], compiled, files, None, True)
-
-
-def _compile(skill: str, version: str, files: dict[str, str]) -> dict[str, Any]:
-    package, read_errors = read_package(skill, files, label="")
-    compiled, errors = compile_package(package, version)
-    if compiled is None or read_errors:
-        found = sorted(set(read_errors) | set(errors))
-        raise Invalid("check-failed", f"{skill} {version} does not compile", [dict(e.as_dict()) for e in found])
-    return compiled.document
 
 
 def _release_row(session: Session, tenant: str, skill: str, version: str) -> ReleaseRow | None:

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import compile_package
+from skillhouse.registry.builtin_releases import builtin_release
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest
 from skillhouse.registry.errors import Conflict, Invalid, NotFound, problem
@@ -183,8 +184,6 @@ def _view(row: SkillVersionRow, with_files: bool = False) -> VersionView:
 
 
 def _builtin_versions() -> dict[tuple[str, str], VersionView]:
-    from skillhouse.registry.releases import builtin_release
-
     views = {}
     for spec in BUILTIN_SKILL_SPECS:
         release = builtin_release(spec.skill_id)

@@ -152,6 +152,11 @@ def list_tokens(session: Session, tenant: str | None = None) -> list[TokenInfo]:
     return [_info(row) for row in session.scalars(query)]
 
 
+def token_label(session: Session, token_id: int) -> str | None:
+    """The label token ``token_id`` was given (``None`` when it has none or does not exist)."""
+    return session.scalars(select(TokenRow.label).where(TokenRow.id == token_id)).one_or_none() or None
+
+
 def revoke_token(session: Session, token_id: int, tenant: str | None = None) -> TokenInfo:
     """Revoke token ``token_id`` (of ``tenant`` when given) and end its console sessions.
 

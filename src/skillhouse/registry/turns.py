@@ -21,8 +21,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import neutral_tool
+from skillhouse.compiler.eager_tools import EAGER_TOOLS
 from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
-from skillhouse.guest import EAGER_TOOLS
 from skillhouse.registry.builtins import builtin_skill
 from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
 from skillhouse.registry.releases import builtin_release, get_release

@@ -14,10 +14,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from skillhouse.api.console.pages import page
-from skillhouse.api.console.queries import AuditFilter, audit_rows, turn_row
 from skillhouse.api.console.routing import ConsoleRoute
 from skillhouse.api.console.sessions import ApproveSessionDep, ConsoleSession, FormDep, RunSessionDep
 from skillhouse.gateway import Approval, ApprovalStore
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows, turn_row
 from skillhouse.store import Database
 
 router = APIRouter(route_class=ConsoleRoute)

@@ -6,15 +6,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from skillhouse.api.console.pages import page
-from skillhouse.api.console.queries import (
+from skillhouse.api.console.routing import ConsoleRoute
+from skillhouse.api.console.sessions import RunSessionDep
+from skillhouse.gateway.audit_queries import (
     AUDIT_LIMIT,
     AuditFilter,
     approval_states,
     audit_choices,
     audit_rows,
 )
-from skillhouse.api.console.routing import ConsoleRoute
-from skillhouse.api.console.sessions import RunSessionDep
 from skillhouse.store import Database
 
 router = APIRouter(route_class=ConsoleRoute)

@@ -1,6 +1,6 @@
 """Console sessions: signed cookies, CSRF tokens, scopes, and the dependencies every console page uses.
 
-A session lives on the server (:mod:`skillhouse.api.console.session_store`); the cookie holds only
+A session lives on the server (:mod:`skillhouse.registry.console_sessions`); the cookie holds only
 ``{sid, expires}``, the session's random secret, signed with HMAC-SHA256 under
 ``Settings.console_secret``; it is HttpOnly, ``SameSite=Strict`` and scoped to ``/console``. The API
 token itself is never stored or shown. Every request looks the session up, so signing out, expiry and
@@ -30,7 +30,7 @@ from urllib.parse import parse_qs
 
 from fastapi import Depends, Request, Response
 
-from skillhouse.api.console import session_store
+from skillhouse.registry import console_sessions
 from skillhouse.registry.tokens import InsufficientScope, Scope, require_scope, scope_allows
 from skillhouse.settings import Settings
 from skillhouse.store import Database
@@ -125,7 +125,7 @@ def start_session(request: Request, response: Response, settings: Settings, toke
     """Sign the person in with API token ``token_id``: a new server-side session, whose cookie replaces
     the sign-in cookie."""
     database: Database = request.app.state.database
-    secret = session_store.open_session(database, token_id, SESSION_SECONDS)
+    secret = console_sessions.open_session(database, token_id, SESSION_SECONDS)
     payload = {"sid": secret, "expires": time.time() + SESSION_SECONDS}
     _set_cookie(request, response, SESSION_COOKIE, sign(settings, "session", payload), SESSION_SECONDS)
     response.delete_cookie(SIGN_IN_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
@@ -142,14 +142,14 @@ def end_session(request: Request, response: Response) -> None:
     secret = _session_secret(request)
     if secret:
         database: Database = request.app.state.database
-        session_store.end_session(database, secret)
+        console_sessions.end_session(database, secret)
     response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
 
 
 def read_session(request: Request) -> ConsoleSession | None:
     """The session of this request if its cookie is valid and its server-side session live; else ``None``."""
     database: Database = request.app.state.database
-    live = session_store.live_session(database, _session_secret(request))
+    live = console_sessions.live_session(database, _session_secret(request))
     if live is None:
         return None
     return ConsoleSession(live.tenant, live.token_id, live.label, live.scope, live.csrf)

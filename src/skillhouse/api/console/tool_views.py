@@ -12,14 +12,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from skillhouse.compiler import compile_package, neutral_tool
 from skillhouse.compiler.profiles import PROFILES, adapt
 from skillhouse.registry.errors import NotFound
 from skillhouse.registry.releases import ReleaseView, get_release
 from skillhouse.registry.skills import VersionView, get_version
 from skillhouse.skill import read_package
+from skillhouse.store import Session
 
 COMPARED = ("method", "url", "description", "approval", "identity", "encoding", "headers")
 

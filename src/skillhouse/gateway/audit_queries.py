@@ -1,4 +1,4 @@
-"""Read-only queries the console needs and no other area offers yet.
+"""Read-only queries over the audit trail, approvals and turns, for a person looking (the web console).
 
 The audit trail filtered by turn, skill, decision or approval (``AuditLog.rows`` lists a tenant's
 latest rows only), and a turn's row. Each query is scoped to one tenant: another tenant's rows are never returned.
@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from skillhouse.store import Database
+from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow, TurnRow
 
 AUDIT_LIMIT = 200

@@ -1,6 +1,6 @@
-"""The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli_serve`).
+"""The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli.serve`).
 
-Kept apart from ``cli.py`` so the command module stays small; ``add_registry_commands`` attaches
+Kept apart from the package's ``__init__`` so the command module stays small; ``add_registry_commands`` attaches
 them to the main Typer app. The store, the registry and httpx are imported inside the commands that
 use them, so ``skillhouse --help`` and the offline commands never load the server stack.
 """
@@ -26,8 +26,9 @@ tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_
 
 
 def _store(command: str) -> Database:
-    # serve's checks: a bad database setting is one line naming the variable, not a traceback
-    from skillhouse.cli_serve import configured_store
+    # serve's checks: a bad database setting is one line naming the variable, not a traceback (imported
+    # here: serve loads SQLAlchemy, ~0.4 s of every command's start-up)
+    from skillhouse.cli.serve import configured_store
 
     return configured_store(command)
 
@@ -94,6 +95,7 @@ def publish(
     """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
     import httpx  # here: start-up time of the commands that never reach a server
 
+    # imported here: start-up time (see tokens_create)
     from skillhouse.compiler import compile_dir
 
     token = os.environ.get("SKILLHOUSE_TOKEN", "")
@@ -139,7 +141,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
 ) -> None:
     """Run the API and the console (SQLite in the data directory unless SKILLHOUSE_DATABASE_URL); migrations run first."""
-    from skillhouse.cli_serve import serve as run_server  # here: the server stack costs every command ~0.5 s
+    from skillhouse.cli.serve import serve as run_server  # here: the server stack costs every command ~0.5 s
 
     run_server(host, port)
 

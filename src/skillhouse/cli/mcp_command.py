@@ -3,7 +3,7 @@
 The turn takes the path an API turn takes: :func:`skillhouse.registry.turns.bind_turn` reads the
 releases the tenant sees and records the turn (profile ``mcp``) so approvals and the audit log name
 it; :func:`skillhouse.gateway.make_gateway` builds the gateway from the settings; and every call runs
-through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.host.mcp_server`). Every problem
+through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.mcp.server`). Every problem
 before serving is a :class:`BindError` with a stable code, which the command prints and exits 2 on:
 never a traceback.
 """
@@ -149,6 +149,7 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
 
 def _prepare_wasm_guest() -> None:
     """Load (or first build, for minutes) the wasm guest before serving, saying so on stderr, not stdout."""
+    # imported here so wasmtime loads only when the wasm guest serves
     from skillhouse.host.wasm_build import GuestBuildError
     from skillhouse.host.wasm_runner import loaded_component
 
@@ -171,9 +172,10 @@ def _problem_line(problem: dict[str, Any], refs: Sequence[str]) -> str:
 
 def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None) -> int:
     """The command: bind, announce on stderr, serve until the client leaves or Ctrl-C; the exit status."""
+    # imported here: start-up time, the MCP SDK loads only when a turn is bound and served
     import anyio
 
-    from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
+    from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http, serve_stdio
 
     try:
         settings = Settings.from_env()

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, update
 
 from skillhouse.registry.tokens import Scope, check_scope
-from skillhouse.store import Database
 from skillhouse.store.console_tables import ConsoleSessionRow
+from skillhouse.store.database import Database
 from skillhouse.store.registry_tables import TokenRow, utcnow
 
 

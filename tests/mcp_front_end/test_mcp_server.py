@@ -31,9 +31,9 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.cli_mcp import BindError, BoundTurn, open_turn
+from skillhouse.cli.mcp_command import BindError, BoundTurn, open_turn
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
-from skillhouse.host.mcp_server import TurnTools, listening_socket, mcp_server, serve_http
+from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token

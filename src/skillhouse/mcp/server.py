@@ -20,6 +20,7 @@ import json
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -178,6 +179,7 @@ async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.
     stream would carry nothing more; and the SDK's client drops an SSE response's connection after
     its one event, so over SSE every legacy-era call would open a new TCP connection.
     """
+    # imported here: uvicorn loads only when serving over HTTP, not for stdio
     import uvicorn
 
     host = listening.getsockname()[0]
@@ -221,8 +223,6 @@ def listening_socket(port: int, host: str = "127.0.0.1") -> socket.socket:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("skillhouse")
     except PackageNotFoundError:

@@ -111,6 +111,7 @@ def tools(
     ] = None,
 ) -> None:
     """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
+    # here: start-up time (see _compiled_or_exit)
     from skillhouse.compiler import neutral_tool
     from skillhouse.compiler.profiles import ProfileError, provider_tools
 
@@ -138,6 +139,7 @@ def tools(
 
 def _release_document(path: Path) -> dict[str, Any]:
     """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
+    # here: start-up time (see _compiled_or_exit)
     from skillhouse.release_cache import cached_release, remember_release
 
     document = cached_release(path)
@@ -148,7 +150,8 @@ def _release_document(path: Path) -> dict[str, Any]:
 
 
 def _guest_eager_tools() -> list[dict[str, Any]]:
-    from skillhouse.guest.catalogue import EAGER_TOOLS
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.compiler.eager_tools import EAGER_TOOLS
 
     return list(EAGER_TOOLS)
 
@@ -160,8 +163,9 @@ def translate(
     arguments: Annotated[str, typer.Argument(help="The call's arguments as a JSON object.")],
 ) -> None:
     """Print the request a call becomes (nothing is sent), or the refusal with exit status 1."""
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.compiler.eager_tools import EAGER_TOOLS
     from skillhouse.guest import (
-        EAGER_TOOLS,
         BoundSkill,
         Catalogue,
         InvalidArguments,
@@ -208,7 +212,8 @@ def import_openapi_command(
     verbose: Annotated[bool, typer.Option("--verbose", help="A line per operation, with what was changed or why skipped.")] = False,
 ) -> None:
     """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
-    from skillhouse.cli_output import ImportProgress, skill_directory_or_exit
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
 
     try:
@@ -225,6 +230,7 @@ def import_openapi_command(
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
     if result.compiled is not None:  # `skillhouse tools` on the new skill then reads this instead of compiling
+        # here: start-up time (see _compiled_or_exit)
         from skillhouse.release_cache import remember_release
 
         remember_release(target, result.compiled.document)
@@ -245,7 +251,8 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory the bundle goes in, as DIR/NAME.")],
 ) -> None:
     """Export a skill as an Agent Skills bundle with a generated "The call" reference per operation."""
-    from skillhouse.cli_output import skill_directory_or_exit
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.output import skill_directory_or_exit
     from skillhouse.export import export_release, write_bundle
 
     if path.is_file():
@@ -266,7 +273,8 @@ def export_command(
 
 
 def _add_registry_commands() -> None:
-    from skillhouse.cli_registry import add_registry_commands
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.registry_commands import add_registry_commands
 
     add_registry_commands(app)
 
@@ -284,6 +292,7 @@ def build_guest(
     ] = None,
 ) -> None:
     """Build the guest WebAssembly component and compile it, unless the cache already has this version."""
+    # here: start-up time (see _compiled_or_exit)
     from skillhouse.host.wasm_build import GuestBuildError, ensure_component
 
     with err.status("looking for the guest component in the cache") as status:
@@ -306,6 +315,7 @@ def hollowbrook_server(
     verbose: Annotated[bool, typer.Option("--verbose", help="Log every request to stderr.")] = False,
 ) -> None:
     """Run the Hollowbrook guesthouse API (the example skill's upstream) until interrupted."""
+    # here: start-up time (see _compiled_or_exit)
     from skillhouse.examples.hollowbrook_server import serve
 
     serve(host, port, verbose)
@@ -319,13 +329,15 @@ def mcp_command(
     guest: Annotated[str | None, typer.Option("--guest", help="Guest runner: wasm or inprocess (default: SKILLHOUSE_GUEST).")] = None,
 ) -> None:
     """Serve a turn's tools over MCP (stdio, or streamable HTTP with --http); every call goes through the gateway."""
-    from skillhouse.cli_mcp import run_mcp
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.mcp_command import run_mcp
 
     raise typer.Exit(run_mcp(skill, tenant, http, guest))
 
 
 def _add_gateway_commands() -> None:
-    from skillhouse.cli_gateway import add_gateway_commands
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.gateway_commands import add_gateway_commands
 
     add_gateway_commands(app)
 
@@ -336,6 +348,3 @@ _add_gateway_commands()
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

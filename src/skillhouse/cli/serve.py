@@ -108,6 +108,7 @@ def banner(settings: Settings, database: Database, guest: GuestStatus, host: str
 
 
 def _log_to_stderr() -> None:
+    # imported here: uvicorn and the app's stack load only when a server starts
     from uvicorn.logging import DefaultFormatter
 
     handler = logging.StreamHandler(sys.stderr)
@@ -131,7 +132,8 @@ def configured_store(command: str) -> Database:
 
 
 def serve(host: str, port: int) -> None:
-    """``skillhouse serve``'s work (its options are declared in :mod:`skillhouse.cli_registry`)."""
+    """``skillhouse serve``'s work (its options are declared in :mod:`skillhouse.cli.registry_commands`)."""
+    # imported here: uvicorn and the app's stack load only when a server starts
     import uvicorn
 
     from skillhouse.api import create_app

@@ -71,6 +71,7 @@ class ImportProgress:
 
     def __enter__(self) -> ImportProgress:
         if self.live:
+            # imported here: rich costs ~25 ms of start-up that a quiet import never needs
             from rich.console import Console
             from rich.progress import Progress
 

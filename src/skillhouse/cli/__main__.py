@@ -1,0 +1,5 @@
+"""``python -m skillhouse.cli``: the ``skillhouse`` command."""
+
+from skillhouse.cli import main
+
+main()
