@@ -43,6 +43,14 @@ GATEWAY_HEADERS = frozenset(
      "accept-encoding", "idempotency-key", "proxy-authorization", "proxy-connection"}
 )  # fmt: skip
 """Set by the transport or the gateway (or able to steer a proxy): a guest's value is dropped."""
+ROUTING_OVERRIDES = frozenset(
+    {"x-http-method-override", "x-http-method", "x-method-override", "x-original-method", "x-original-url",
+     "x-rewrite-url"}
+)  # fmt: skip
+"""Headers many servers and frameworks read as the request's real method or path: a ``POST /bookings``
+carrying ``X-HTTP-Method-Override: DELETE`` or ``X-Original-URL: /charges`` would be decided as one
+request and run as another, past a gate. Refused (``reason: routing-override``), never dropped
+silently."""
 
 # fullmatch, never match with ``$``: ``$`` also matches before a final line break
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -131,6 +139,10 @@ def _headers(headers: Any) -> tuple[tuple[str, str], ...]:
                 "characters and non-ASCII text are refused", field=where, reason="invalid-value",
             )  # fmt: skip
         lowered = name.lower()
+        if lowered in ROUTING_OVERRIDES:
+            raise InvalidRequest(f"header {name} would make the upstream run another method or path than the one "
+                                 "the gateway decides on; send the request you mean", field=where,
+                                 reason="routing-override")  # fmt: skip
         if lowered in seen:
             raise DuplicateHeader(f"header {name} is given twice (as {seen[lowered]} and {name})", field=where)
         seen[lowered] = name
