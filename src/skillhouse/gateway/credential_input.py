@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from skillhouse.gateway.canonical_url import canonical_url
+from skillhouse.gateway.egress import DEFAULT_PORTS
 from skillhouse.gateway.errors import CredentialError, GatewayError
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_HEADER_VALUE = 8192
 """Bytes of one header value; servers commonly refuse a header line much beyond 8 KiB."""
 
