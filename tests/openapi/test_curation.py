@@ -356,3 +356,11 @@ def test_an_operation_may_take_the_name_of_a_hidden_one() -> None:
     assert record["listPets"]["file"] == "resetEverything.md"
     assert record["listPets"]["arguments"] == ["account", "limit", "api-version", "X-Tenant"]
     assert record["resetEverything"]["file"] is None
+
+
+def test_a_route_is_suggested_only_under_its_own_method() -> None:
+    curation = run("operations:\n  DELETE /accounts/{account}/pet:\n    consequential: true\n  GET /accounts/{account}/pet:\n    consequential: true\n")
+    import_openapi(spec_from_data(shop_spec()), name="shop", curation=curation)
+    messages = [p.message for p in sorted(curation.problems)]
+    assert "did you mean" not in messages[0]
+    assert "(did you mean 'GET /accounts/{account}/pets'?)" in messages[1]

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 
+_CURATION = ("curation.yaml", "curation.applied.json")
+
+
 class OutRefused(Exception):
     """``--out`` cannot take the skill: ``code`` says why (``out-not-a-directory``, ``out-not-a-skill``)."""
 
@@ -40,7 +43,7 @@ def skill_directory(parent: Path, name: str) -> Path:
     if target.exists() and not target.is_dir():
         raise OutRefused("out-not-a-directory", f"{target} is a file, not a skill directory")
     # a curation.yaml written before the first import is the skill's too: it is applied, never replaced
-    if target.is_dir() and any(e.name != "curation.yaml" for e in target.iterdir()) and not (target / "SKILL.md").is_file():
+    if target.is_dir() and any(e.name not in _CURATION for e in target.iterdir()) and not (target / "SKILL.md").is_file():
         raise OutRefused("out-not-a-skill", f"{target} holds files but no SKILL.md; it is not a skill to rewrite")
     return target
 

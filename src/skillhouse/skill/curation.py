@@ -276,7 +276,11 @@ def _lookup(key: str, by_id: dict[str, int], by_route: dict[tuple[str, str], int
 
 
 def stale_operation_message(key: str, operations: Sequence[OperationIdentity]) -> str:
-    names = [op.operation_id for op in operations if op.operation_id] + [f"{op.method} {op.path}" for op in operations]
+    method, _, path = key.partition(" ")
+    if path:  # a route is suggested only with its own method: another method is another operation
+        names = [f"{op.method} {op.path}" for op in operations if op.method == method.upper()]
+    else:
+        names = [op.operation_id for op in operations if op.operation_id]
     near = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     return (
