@@ -51,8 +51,8 @@ def package_key(path: Path, version: str | None = None) -> str | None:
         digest = hashlib.sha256(_compiler_fingerprint())
         digest.update(f"{root.name}\0{version or ''}\0".encode())
         for entry in sorted(root.iterdir()):
-            # the files read_package_dir reads: top-level .md files and types.json
-            if entry.is_file() and (entry.suffix == ".md" or entry.name == "types.json"):
+            # the files read_package_dir reads: top-level .md files, types.json and the curation overlay
+            if entry.is_file() and (entry.suffix == ".md" or entry.name in ("types.json", "curation.yaml", "curation.applied.json")):
                 digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
     except OSError:
         return None

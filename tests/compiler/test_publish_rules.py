@@ -831,3 +831,15 @@ def test_a_raw_body_is_one_string_payload_with_its_media_type(make_package: Pack
         name="bad",
     )
     assert errors_of(bad) == [("no_type.md", 5, "invalid-operation"), ("not_string.md", 6, "invalid-operation"), ("stray.md", 5, "invalid-operation")]
+
+
+def test_a_curation_overlay_that_was_never_applied_refuses_the_package(make_package: PackageFactory) -> None:
+    # the wizard applies curation.yaml and records it (tests/openapi/test_curation.py); one never applied,
+    # or with keys the overlay does not have, is refused at its lines
+    pkg = make_package(
+        {
+            "list.md": "---\noperation:\n  method: GET\n  url: https://api.test/pets\n---\nList pets.\n",
+            "curation.yaml": "operations:\n  listPets:\n    nmae: pets\n",
+        }
+    )
+    assert errors_of(pkg) == [("curation.yaml", 1, "stale-curation"), ("curation.yaml", 3, "invalid-curation")]

@@ -215,21 +215,25 @@ def import_openapi_command(
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
+    from skillhouse.openapi.curation import curation_of, spec_skill_name
 
     try:
         with ImportProgress() as progress:
             progress.parsing(spec)
             document = load_spec(spec)
+            # the skill's curation.yaml, if it has one, is applied on every import
+            curation = curation_of(skill_directory_or_exit(out_dir, spec_skill_name(document.root, name)))
             result = import_openapi(
                 document, name=name, include=include or (), exclude=exclude or (), server=server,
-                progress=progress.operations,
+                progress=progress.operations, curation=curation,
             )  # fmt: skip
     except (SpecError, OSError) as exc:
         print(f"{spec}: cannot import: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
-    if result.compiled is not None:  # `skillhouse tools` on the new skill then reads this instead of compiling
+    curation_refused = curation is not None and bool(curation.problems)
+    if result.compiled is not None and not curation_refused:  # `skillhouse tools` on the new skill then reads this instead of compiling
         # here: start-up time (see _compiled_or_exit)
         from skillhouse.release_cache import remember_release
 
@@ -242,6 +246,8 @@ def import_openapi_command(
     if report_file is not None:
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
+    if curation_refused:
+        state = "NOT passing check: curation.yaml has problems (above)"
     err.print(f"wrote {target} ({state})")
 
 

@@ -1,8 +1,9 @@
 """Where ``import-openapi`` and ``export`` write a skill, and how an import shows its progress.
 
 One rule for both commands: ``--out DIR`` names the parent, and the skill goes to ``DIR/NAME``. An
-existing ``DIR/NAME`` is rewritten only when it is a skill (it has a ``SKILL.md``) or empty, so a
-mistyped ``--out`` never scatters files into a directory that holds something else.
+existing ``DIR/NAME`` is rewritten only when it is a skill (it has a ``SKILL.md``) or empty but for a
+``curation.yaml`` waiting for the first import, so a mistyped ``--out`` never scatters files into a
+directory that holds something else.
 
 Progress goes to standard error whether or not it is a terminal: a live bar on a terminal, plain
 lines otherwise (a log or a CI job keeps them), and it covers the parse of the spec, which is most of
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 
+_CURATION = ("curation.yaml", "curation.applied.json")
+
+
 class OutRefused(Exception):
     """``--out`` cannot take the skill: ``code`` says why (``out-not-a-directory``, ``out-not-a-skill``)."""
 
@@ -38,7 +42,8 @@ def skill_directory(parent: Path, name: str) -> Path:
     target = parent / name
     if target.exists() and not target.is_dir():
         raise OutRefused("out-not-a-directory", f"{target} is a file, not a skill directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / "SKILL.md").is_file():
+    # a curation.yaml written before the first import is the skill's too: it is applied, never replaced
+    if target.is_dir() and any(e.name not in _CURATION for e in target.iterdir()) and not (target / "SKILL.md").is_file():
         raise OutRefused("out-not-a-skill", f"{target} holds files but no SKILL.md; it is not a skill to rewrite")
     return target
 

@@ -108,7 +108,7 @@ def publish(
         raise typer.Exit(1)
     name, chosen = str(compiled.document["skill"]), str(compiled.document["version"])
     files = {p.name: p.read_text(encoding="utf-8") for p in sorted(path.iterdir())
-             if p.is_file() and (p.suffix == ".md" or p.name == "types.json")}
+             if p.is_file() and (p.suffix == ".md" or p.name in ("types.json", "curation.yaml", "curation.applied.json"))}
     base = f"{server.rstrip('/')}/v1/skills/{name}/versions/{chosen}"
     with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=120) as client:
         try:

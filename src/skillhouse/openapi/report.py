@@ -39,6 +39,10 @@ class ImportReport:
     """The spec's security schemes: reported for the gateway's credential binding, never written."""
     filtered: int = 0
     """Operations left out by ``--include``/``--exclude``."""
+    curation: dict[str, Any] | None = None
+    """What ``curation.yaml`` changed per operation, what it hid, and its problems (located)."""
+    curation_lines: list[str] = field(default_factory=list)
+    """The overlay's summary and each problem, for people."""
 
     def totals(self) -> dict[str, int]:
         counts = {"operations": len(self.outcomes), "written": 0, "adapted": 0, "skipped": 0}
@@ -59,6 +63,7 @@ class ImportReport:
             "filtered": self.filtered,
             "security": self.security,
             "operations": [o.as_dict() for o in self.outcomes],
+            **({"curation": self.curation} if self.curation is not None else {}),
         }
 
     def lines(self, verbose: bool = False) -> list[str]:
@@ -89,4 +94,4 @@ class ImportReport:
             out.append(
                 "credentials: bind these in the gateway (never written in the skill): " + ", ".join(self.security)
             )
-        return out
+        return [*out, *self.curation_lines]

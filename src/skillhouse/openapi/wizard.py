@@ -16,6 +16,7 @@ from typing import Any
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT
 from skillhouse.compiler.release import CompiledSkill, compile_package
+from skillhouse.openapi.curation import RECORD_FILE, CurationRun
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
@@ -59,15 +60,17 @@ def import_openapi(
     exclude: Iterable[str] = (),
     progress: Progress | None = None,
     server: str | None = None,
+    curation: CurationRun | None = None,
 ) -> ImportResult:
     """Build the skill package for ``spec``; :class:`SpecError` only when the spec cannot be read.
 
     ``server`` replaces the spec's base URL (needed when the spec gives none that is absolute).
+    ``curation`` is the skill's ``curation.yaml`` to apply (see :mod:`skillhouse.openapi.curation`).
     """
     label = "spec" if isinstance(spec, SpecDocument) else str(spec)
     # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
-    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec), label, name, include, exclude, progress, server)
+    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec), label, name, include, exclude, progress, server, curation)
     chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
     files = {filename: markdown.text for filename, markdown in rendered.items()}
     compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
@@ -75,6 +78,9 @@ def import_openapi(
         compiled = _compile_dropping_refused(chosen, files, converted.manifest, converted.types, outcomes)
     report = converted.report
     report.outcomes = [outcomes[stem] for stem in converted.order]
+    if curation is not None:  # curation hook: the record the package check holds the overlay against
+        files[RECORD_FILE] = curation.record(files)
+        report.curation, report.curation_lines = curation.report(), curation.summary()
     return ImportResult(chosen, files, report, compiled)
 
 
@@ -100,6 +106,7 @@ def _convert(
     exclude: Iterable[str],
     progress: Progress | None,
     server: str | None,
+    curation: CurationRun | None = None,
 ) -> _Converted:
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
@@ -110,12 +117,16 @@ def _convert(
     found = list(_operations(document))
     wanted = [f for f in found if _selected(f, list(include), list(exclude))]
     report.filtered = len(found) - len(wanted)
+    if curation is not None:  # curation hook: hide, rename and redescribe before building
+        wanted = curation.select(found, wanted)
     conv = SchemaConverter(document)
     rendered: dict[str, MarkdownFile] = {}
     outcomes: dict[str, OperationOutcome] = {}
     listing: list[tuple[str, str]] = []
     for index, item in enumerate(wanted):
         outcome, markdown = _one(conv, document, item, base_urls[0], server is None)
+        if curation is not None:  # curation hook: arguments and approval of the built operation
+            outcome, markdown = curation.finish(item.stem, outcome, markdown, conv.types)
         outcomes[item.stem] = outcome
         if markdown is not None:
             rendered[markdown.path] = markdown
@@ -131,7 +142,7 @@ def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
     target = Path(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     for stale in target.iterdir():
-        if stale.is_file() and (stale.suffix == ".md" or stale.name == "types.json") and stale.name not in result.files:
+        if stale.is_file() and (stale.suffix == ".md" or stale.name in ("types.json", RECORD_FILE)) and stale.name not in result.files:
             stale.unlink()
     for filename, text in result.files.items():
         (target / filename).write_text(text, encoding="utf-8")

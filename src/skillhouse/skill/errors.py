@@ -21,6 +21,8 @@ SCHEMA_TOO_LARGE: Final = "schema-too-large"
 GATE_MISMATCH: Final = "gate-mismatch"
 UNKNOWN_IDENTITY_FIELD: Final = "unknown-identity-field"
 TOOL_NAME_COLLISION: Final = "tool-name-collision"
+INVALID_CURATION: Final = "invalid-curation"
+STALE_CURATION: Final = "stale-curation"
 
 ALL_CODES: Final = frozenset(
     {
@@ -37,6 +39,8 @@ ALL_CODES: Final = frozenset(
         GATE_MISMATCH,
         UNKNOWN_IDENTITY_FIELD,
         TOOL_NAME_COLLISION,
+        INVALID_CURATION,
+        STALE_CURATION,
     }
 )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillhouse.skill.curation import CURATION_FILE, RECORD_FILE, check_curation
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
     INVALID_SCHEMA,
@@ -26,6 +27,7 @@ TYPES = "types.json"
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MANIFEST_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 MAX_FILE_BYTES = 1_048_576
+CURATION_FILES = (CURATION_FILE, RECORD_FILE)
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def read_package_dir(path: str | Path) -> tuple[SkillPackage, list[SkillError]]:
         return SkillPackage(root.name, label, None, (), {}), [error]
     files: dict[str, bytes] = {}
     for entry in sorted(root.iterdir()):
-        if entry.is_file() and (entry.suffix == ".md" or entry.name == TYPES):
+        if entry.is_file() and (entry.suffix == ".md" or entry.name in (TYPES, *CURATION_FILES)):
             files[entry.name] = entry.read_bytes()
     return read_package(root.resolve().name, files, label=label)
 
@@ -127,6 +129,8 @@ def read_package(
         errors.append(
             SkillError(where(MANIFEST), 1, INVALID_SKILL_MANIFEST, "the package has no SKILL.md; add one with name and description")
         )
+    # curation.yaml is not part of the declaration, but a package is not ready while it is stale
+    errors.extend(check_curation(files, where))
     return SkillPackage(name, label, manifest, tuple(markdown), types, types_text), errors
 
 
