@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from tests.real_parts import postgres_url
+from tests.real_parts import guest_cache, postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
@@ -25,7 +25,7 @@ Headers = dict[str, str]
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FastAPI]:
     server = postgres_url() if request.param == "postgresql" else None
     with scratch_database(request.param, tmp_path, server) as database:
-        yield create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
+        yield create_app(Settings(data_dir=tmp_path, database_url=database.url, guest_cache=guest_cache()), database)
 
 
 @pytest.fixture

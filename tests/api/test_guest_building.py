@@ -66,7 +66,7 @@ def serve_with(tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[Callabl
     with scratch_database("sqlite", tmp_path) as database:
 
         def serve(load: Load, **options: float) -> TestClient:
-            settings = Settings(data_dir=tmp_path, database_url=database.url, guest="wasm",
+            settings = Settings(data_dir=tmp_path, database_url=database.url, guest="wasm", model="scripted",
                                 resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                                 secret_key=Fernet.generate_key().decode())
             client = TestClient(create_app(settings, database, GuestState("wasm", load=load, **options)))

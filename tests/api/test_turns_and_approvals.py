@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
-from tests.real_parts import postgres_url
+from tests.real_parts import guest_cache, postgres_url
 
 from skillhouse.api import create_app
 from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
@@ -40,7 +40,8 @@ def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTT
     kind, guest = request.param
     server = postgres_url() if kind == "postgresql" else None
     with scratch_database(kind, tmp_path, server) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest,
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest, guest_cache=guest_cache(),
+                            model="scripted",
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)
