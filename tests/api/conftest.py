@@ -11,11 +11,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 Headers = dict[str, str]

@@ -17,14 +17,15 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
+from tests.hollowbrook import running_hollowbrook
 from tests.host.models.fake_provider import FakeProvider, fake_provider
 from tests.real_parts import postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 BOOKING = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2030-05-01", "departure": "2030-05-03"}

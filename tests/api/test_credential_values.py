@@ -13,10 +13,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.api.conftest import Headers
 from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

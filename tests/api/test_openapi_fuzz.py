@@ -16,11 +16,11 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import positive_data_acceptance
 from tests.real_parts import guest_cache
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 LONG = os.environ.get("SKILLHOUSE_FUZZ") == "long"
 EXAMPLES = 300 if LONG else 12

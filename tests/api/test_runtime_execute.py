@@ -17,11 +17,11 @@ from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
 from tests.api.tls_upstream import NAMES, Received, running_tls_upstream
 from tests.real_parts import guest_cache
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 EXECUTE = "/api/runtime/tools/execute"
 CANARY = "ghp_canary0123456789never-shown"

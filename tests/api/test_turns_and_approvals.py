@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
+from tests.hollowbrook import running_hollowbrook
 from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 CANARY = "canary-7f3e9b1c-never-shown"

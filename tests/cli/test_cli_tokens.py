@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import postgres_schema_url
 from typer.testing import CliRunner
 
 from skillhouse.api import create_app
 from skillhouse.cli import app
 from skillhouse.settings import Settings
 from skillhouse.store import open_database
-from skillhouse.store.scratch import postgres_schema_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -19,11 +19,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 from tests.api.served import free_port, wait_until_serving
 from tests.real_parts import postgres_url
+from tests.scratch import postgres_schema_url, scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import postgres_schema_url, scratch_database
 
 SKILLHOUSE = Path(sys.executable).parent / "skillhouse"
 Serve = Callable[..., tuple[str, "subprocess.Popen[str]"]]
