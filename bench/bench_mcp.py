@@ -22,9 +22,9 @@ from pathlib import Path
 
 import anyio
 from mcp import Client
+from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.cli.mcp_command import BoundTurn, open_turn
-from skillhouse.examples import running_hollowbrook
 from skillhouse.host.calls import run_call
 from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.releases import get_release, publish_version, release_tools
@@ -22,7 +23,6 @@ from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store import Database
-from skillhouse.store.scratch import scratch_database
 
 OPERATIONS = 1000
 READ_SECONDS = 2.0

@@ -17,6 +17,7 @@ from typing import Any
 
 from bench_registry import generated_package
 from sqlalchemy import select
+from tests.scratch import scratch_database
 
 from skillhouse.host.runner import InProcessRunner
 from skillhouse.host.turn import TurnHost
@@ -25,7 +26,6 @@ from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token
 from skillhouse.registry.turns import Turn
 from skillhouse.store.registry_tables import ReleaseRow
-from skillhouse.store.scratch import scratch_database
 
 OPERATIONS = 500
 

@@ -189,6 +189,15 @@ def chromium() -> Path:
     return found
 
 
+# --- wasm guest -----------------------------------------------------------------------------------
+
+def guest_cache() -> Path:
+    """The suite's guest cache (``SKILLHOUSE_GUEST_CACHE``, which tests/conftest.py defaults to the
+    checkout's ``.data/guest``), for settings built in code: they read no environment, and without it
+    a wasm guest would be built afresh in each test's data directory."""
+    return Path(os.environ["SKILLHOUSE_GUEST_CACHE"])
+
+
 # --- hooks ----------------------------------------------------------------------------------------
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -1,10 +1,10 @@
 """``make demo``: the whole shape on the Hollowbrook guesthouse, with real servers on loopback.
 
 It starts the Hollowbrook house and ``skillhouse serve`` (SQLite in ``.data/demo``), creates a tenant
-and its token, publishes the skill, binds a turn and lets the model (``SKILLHOUSE_MODEL``; the scripted
-demo plan by default) list rooms, load ``create_booking`` by its short name, book with one call, resend
-the booking, and try a charge, which the gateway holds. A person then approves the charge through the
-API, and the identical call runs it once. Everything it started is stopped before it exits, unless
+and its token, publishes the skill, binds a turn and lets the model (``SKILLHOUSE_MODEL``; unset, the
+demo sets the scripted demo plan, since a deployment has no model by default) list rooms, load
+``create_booking`` by its short name, book with one call, resend the booking, and try a charge, which
+the gateway holds. A person then approves the charge through the API, and the identical call runs it once. Everything it started is stopped before it exits, unless
 ``--keep`` (``make demo ARGS=--keep``): then serve and the house keep running, and the demo prints the
 console's URL and a fresh token to sign in with and see the approval just made, until Ctrl-C.
 
@@ -36,11 +36,13 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from skillhouse.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 WORK = ROOT / ".data" / "demo"
 # the checkout's own cache unless one is named, so a second demo starts in seconds
-GUEST_CACHE = Path(os.environ.get("SKILLHOUSE_GUEST_CACHE") or ROOT / ".data" / "guest")
+GUEST_CACHE = ROOT / ".data" / "guest"
 PROMPT = "Book a double room at Hollowbrook for Ada Lovelace from 1 to 3 June 2031, and charge the stay."
 console = Console(highlight=False)
 
@@ -176,19 +178,24 @@ def _calls_of(transcript: dict[str, Any], tool: str) -> list[tuple[dict[str, Any
 def run_demo(keep: bool = False) -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    model = os.environ.get("SKILLHOUSE_MODEL", "scripted")
-    guest = os.environ.get("SKILLHOUSE_GUEST", "wasm")
+    try:
+        chosen = Settings.from_env()  # what the person running the demo set; the demo sets the rest
+    except ValueError as exc:
+        raise DemoFailed(str(exc)) from None
+    # a deployment has no model unless one is named; the demo plays its scripted plan unless told otherwise
+    model = chosen.model or "scripted"
+    guest = chosen.guest
     console.rule("[bold]skillhouse demo: the Hollowbrook guesthouse[/bold]")
     console.print(f"model: {model}    store: SQLite in {WORK.relative_to(ROOT)}")
     house_port, api_port = _free_port(), _free_port()
     env = {
-        **os.environ,
+        **os.environ,  # passed through to the demo's processes, which read their settings themselves
         "SKILLHOUSE_DATA_DIR": str(WORK),
         "SKILLHOUSE_DATABASE_URL": f"sqlite:///{WORK / 'skillhouse.db'}",
         "SKILLHOUSE_SECRET_KEY": Fernet.generate_key().decode(),
         "SKILLHOUSE_RESOLVE": f"hollowbrook.local:8084=127.0.0.1:{house_port}",
         "SKILLHOUSE_GUEST": guest,
-        "SKILLHOUSE_GUEST_CACHE": str(GUEST_CACHE),
+        "SKILLHOUSE_GUEST_CACHE": str(chosen.guest_cache or GUEST_CACHE),
         "SKILLHOUSE_MODEL": model,
     }
     house = f"http://127.0.0.1:{house_port}"

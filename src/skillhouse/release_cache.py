@@ -4,9 +4,10 @@
 then reads the release instead of compiling a large spec's skill a second time. The key is SHA-256
 over the compiler's own sources (``skillhouse.compiler`` and ``skillhouse.skill``), the package
 directory's name and the files :func:`~skillhouse.skill.read_package_dir` reads, so an edited package
-or a changed compiler never meets a stale release. Entries live in ``$SKILLHOUSE_RELEASE_CACHE``
-(default ``$XDG_CACHE_HOME/skillhouse/releases``); ``off`` turns the cache off. A damaged or
-unreadable entry counts as a miss: the caller compiles, as without a cache.
+or a changed compiler never meets a stale release. Entries live in the directory the caller names
+(the CLI's is :attr:`Settings.release_cache <skillhouse.settings.Settings.release_cache>`,
+``SKILLHOUSE_RELEASE_CACHE``); ``None`` is no cache. A damaged or unreadable entry counts as a miss:
+the caller compiles, as without a cache.
 """
 
 from __future__ import annotations
@@ -21,17 +22,6 @@ from typing import Any
 KEEP = 32
 """Entries kept; the oldest go when a write passes this (a large spec's release is a few MB)."""
 _SOURCES = ("compiler", "skill")
-
-
-def cache_dir() -> Path | None:
-    """Where entries live, or None when ``SKILLHOUSE_RELEASE_CACHE=off``."""
-    chosen = os.environ.get("SKILLHOUSE_RELEASE_CACHE", "")
-    if chosen == "off":
-        return None
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "skillhouse" / "releases"
 
 
 @functools.cache
@@ -59,9 +49,9 @@ def package_key(path: Path, version: str | None = None) -> str | None:
     return digest.hexdigest()
 
 
-def cached_release(path: Path, version: str | None = None) -> dict[str, Any] | None:
-    """The release compiled earlier from exactly this package, or None."""
-    directory, key = cache_dir(), package_key(path, version)
+def cached_release(directory: Path | None, path: Path, version: str | None = None) -> dict[str, Any] | None:
+    """The release compiled earlier from exactly this package, or None; ``directory`` is the cache's."""
+    key = package_key(path, version)
     if directory is None or key is None:
         return None
     try:
@@ -71,13 +61,14 @@ def cached_release(path: Path, version: str | None = None) -> dict[str, Any] | N
     return document if isinstance(document, dict) and "operations" in document else None
 
 
-def remember_release(path: Path, document: dict[str, Any], version: str | None = None) -> None:
-    """Keep ``document`` (a release) for the package in ``path``; a cache that cannot be written is skipped.
+def remember_release(directory: Path | None, path: Path, document: dict[str, Any], version: str | None = None) -> None:
+    """Keep ``document`` (a release) for the package in ``path`` in ``directory``; a cache that cannot be
+    written is skipped.
 
     Stored as plain JSON in the document's own key order, not canonical JSON: what is read back
     then prints exactly as the compiled document does.
     """
-    directory, key = cache_dir(), package_key(path, version)
+    key = package_key(path, version)
     if directory is None or key is None:
         return
     try:

@@ -1,33 +1,20 @@
-"""Settings, built in one place from the environment.
+"""Settings: every environment variable skillhouse reads, read here and nowhere else.
 
-``SKILLHOUSE_DATA_DIR``      where the SQLite database and the built guest component live
-``SKILLHOUSE_DATABASE_URL``  SQLAlchemy URL; default SQLite in the data directory
-``SKILLHOUSE_GUEST``         ``wasm`` (the default: the sandboxed component) or ``inprocess``: which guest runner turns use
-``SKILLHOUSE_GUEST_CACHE``   where the built guest component is cached (default ``<data dir>/guest``)
-``SKILLHOUSE_RESOLVE``       ``[tenant/]host:port=address,...``: fixed name resolution; an entry with
-                             ``tenant/`` applies to that tenant's requests only (see "Scoped entries")
-``SKILLHOUSE_SECRET_KEY``    key that encrypts stored credentials (urlsafe base64, 32 bytes)
-``SKILLHOUSE_MODEL``         ``scripted``, ``openai:MODEL`` or ``anthropic:MODEL`` for the agent loop
-``SKILLHOUSE_CONSOLE_SECRET`` key that signs web console sessions; default a random key per process
-``SKILLHOUSE_PRIVATE_HOSTS`` ``[tenant/]host[:port],...`` the gateway may reach at private addresses; an
-                             entry with ``tenant/`` is open to that tenant's requests only
-``SKILLHOUSE_KEY_LEASE_SECONDS``   how long a request holding an idempotency key may take (default 45)
-``SKILLHOUSE_KEY_WAIT_SECONDS``    how long a duplicate in flight waits before 409 (default 10)
-``SKILLHOUSE_KEY_TTL_SECONDS``     how long a finished idempotency key answers duplicates (default 86400)
-``SKILLHOUSE_APPROVAL_TTL_SECONDS`` how long an approval stays decidable and usable (default 86400)
-``SKILLHOUSE_UPSTREAM_CA``   PEM file of CA certificates upstream TLS is verified against (default: the usual bundle)
-``SKILLHOUSE_UPSTREAM_MAX_BYTES``        the largest upstream answer handed on, in bytes (default 8388608)
-``SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS`` one upstream call's whole time: connect, send, every read (default 40)
-``SKILLHOUSE_TENANT_UPSTREAM_CALLS``     upstream calls one tenant may have in flight per process (default 16)
-``SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS``  how long a call waits for a free slot before ``tenant-busy`` (default 2)
+:meth:`Settings.from_env` reads the environment once; every other module takes its values from a
+:class:`Settings` it is handed. ``docs/configuration.md`` lists each variable with its field, its
+default and what it does (``tests/test_settings.py`` holds the list and this class to each other, and
+fails on an environment read anywhere else in ``src``).
+
+A ``Settings`` built in code (tests, benchmarks) holds the defaults below and reads nothing from the
+environment: what it needs, it is given.
 
 Scoped entries. A private host or a name mapping lets requests reach an address the egress rule
 otherwise refuses, so it is the deployment's to grant, per tenant where it can be:
 ``SKILLHOUSE_RESOLVE=acme/db.internal:5000=10.0.0.5`` and ``SKILLHOUSE_PRIVATE_HOSTS=acme/db.internal``
 open ``db.internal`` to tenant ``acme`` only; for every other tenant the name does not map and its
 private address is refused (``egress-refused``), even if that tenant publishes a skill naming it.
-Entries without ``tenant/`` apply to every tenant, as before. A name may not be mapped both for
-everyone and for a tenant (which address would win is not something to guess).
+Entries without ``tenant/`` apply to every tenant. A name may not be mapped both for everyone and for
+a tenant (which address would win is not something to guess).
 """
 
 from __future__ import annotations
@@ -43,9 +30,14 @@ from pathlib import Path
 _PROCESS_CONSOLE_SECRET = secrets.token_urlsafe(32)
 
 
-def _default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+def _default_data_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "skillhouse"
+
+
+def _default_release_cache(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skillhouse" / "releases"
 
 
 # a tenant id as registry/tokens.py checks it (settings import nothing of the registry)
@@ -86,11 +78,6 @@ def parse_scoped_resolve(spec: str) -> tuple[Names, dict[str, Names]]:
     return everyone, tenants
 
 
-def parse_resolve(spec: str) -> Names:
-    """The mappings for every tenant of ``spec`` (see :func:`parse_scoped_resolve`)."""
-    return parse_scoped_resolve(spec)[0]
-
-
 def parse_private_hosts(spec: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     """``"db.internal,acme/vault.internal:8200"`` to the hosts open to every tenant and those of each."""
     everyone: set[str] = set()
@@ -125,19 +112,42 @@ def parse_count(env: Mapping[str, str], name: str, default: int) -> int:
     return int(text)
 
 
+def parse_flag(env: Mapping[str, str], name: str) -> bool:
+    """``1``/``true``/``yes`` or ``0``/``false``/``no`` (any case) from ``env[name]``; unset is false."""
+    text = env.get(name, "").strip().lower()
+    if text in ("1", "true", "yes"):
+        return True
+    if text in ("", "0", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be 1, true or yes (or 0, false, no), not {text!r}")
+
+
+def _path(env: Mapping[str, str], name: str) -> Path | None:
+    return Path(env[name]) if env.get(name) else None
+
+
+def sqlite_url(data_dir: Path) -> str:
+    """The database URL when none is set: SQLite in ``data_dir``."""
+    return f"sqlite:///{data_dir / 'skillhouse.db'}"
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable, read once."""
+    """Everything configurable, read once; ``docs/configuration.md`` names each field's variable."""
 
-    data_dir: Path = field(default_factory=_default_data_dir)
+    data_dir: Path = field(default_factory=lambda: _default_data_dir({}))
+    """Where the SQLite database and (unless ``guest_cache``) the built guest live."""
     database_url: str = ""
+    """SQLAlchemy URL of the store; empty: SQLite in ``data_dir``."""
     guest: str = "wasm"
+    """The guest runner turns use: ``wasm`` (the sandboxed component) or ``inprocess``."""
     guest_cache: Path | None = None
-    """Where the built guest is cached; ``None``: ``$SKILLHOUSE_GUEST_CACHE``, else ``<data dir>/guest``."""
+    """Where the built guest component is cached; ``None``: ``<data_dir>/guest``."""
     resolve: Names = field(default_factory=dict)
-    secret_key: str | None = None
-    model: str = "scripted"
-    console_secret: str = field(default_factory=lambda: _PROCESS_CONSOLE_SECRET)
+    """Fixed name resolution for every tenant's requests (``host:port=address``)."""
+    secret_key: str | None = field(default=None, repr=False)
+    """Key that encrypts stored credentials (urlsafe base64, 32 bytes); ``None``: credentials are disabled."""
+    console_secret: str = field(default_factory=lambda: _PROCESS_CONSOLE_SECRET, repr=False)
     """Signs console session cookies; a per-process random key means sessions end at restart."""
     private_hosts: frozenset[str] = frozenset()
     """Hosts (``host`` or ``host:port``) the gateway may reach although they resolve to private addresses."""
@@ -164,43 +174,71 @@ class Settings:
     """Upstream calls one tenant may have in flight at once in one process."""
     tenant_slot_wait_seconds: float = 2.0
     """How long a call waits for one of its tenant's slots before it is refused ``tenant-busy``."""
+    model: str = ""
+    """The model ``POST /v1/turns/{id}/run`` uses: ``openai:MODEL``, ``anthropic:MODEL`` or
+    ``scripted[:PLAN]``; empty: none, and the route answers ``503 model-not-configured``."""
+    model_timeout_seconds: float = 120.0
+    """The longest one provider call may take."""
+    openai_base_url: str = ""
+    """Where the Chat Completions API is (a local server, a proxy); empty: OpenAI's."""
+    openai_api_key: str | None = field(default=None, repr=False)
+    """The key sent to ``openai_base_url``; local servers need none."""
+    anthropic_base_url: str = ""
+    """Where the Messages API is (a proxy); empty: Anthropic's."""
+    anthropic_api_key: str | None = field(default=None, repr=False)
+    """The key sent to Anthropic; needed unless ``anthropic_base_url`` names a proxy."""
+    deferred: bool = False
+    """Anthropic: offer the operations no call has loaded as deferred tools (the provider's tool search)."""
+    token: str | None = field(default=None, repr=False)
+    """The API token of the CLI's commands that act for a tenant (``publish``, ``mcp``, ``approvals``...)."""
+    release_cache: Path | None = field(default_factory=lambda: _default_release_cache({}))
+    """Where the CLI caches compiled releases; ``None``: no cache."""
 
     def guest_cache_dir(self) -> Path:
-        """``guest_cache``, else ``$SKILLHOUSE_GUEST_CACHE`` (settings built in code share the process's cache), else ``<data dir>/guest``."""
-        if self.guest_cache is not None:
-            return self.guest_cache
-        shared = os.environ.get("SKILLHOUSE_GUEST_CACHE")
-        return Path(shared) if shared else self.data_dir / "guest"
+        """``guest_cache``, else ``<data dir>/guest``."""
+        return self.data_dir / "guest" if self.guest_cache is None else self.guest_cache
 
     def __post_init__(self) -> None:
         if not self.database_url:
-            object.__setattr__(self, "database_url", f"sqlite:///{self.data_dir / 'skillhouse.db'}")
+            object.__setattr__(self, "database_url", sqlite_url(self.data_dir))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings ``env`` (default: this process's environment) names; ``ValueError`` naming the
+        variable when one is malformed."""
         env = os.environ if env is None else env
-        data_dir = Path(env["SKILLHOUSE_DATA_DIR"]) if env.get("SKILLHOUSE_DATA_DIR") else _default_data_dir()
+        data_dir = _path(env, "SKILLHOUSE_DATA_DIR") or _default_data_dir(env)
         resolve, tenant_resolve = parse_scoped_resolve(env.get("SKILLHOUSE_RESOLVE", ""))
         private_hosts, tenant_private_hosts = parse_private_hosts(env.get("SKILLHOUSE_PRIVATE_HOSTS", ""))
+        release_cache = env.get("SKILLHOUSE_RELEASE_CACHE", "")
         return cls(
             data_dir=data_dir,
             database_url=env.get("SKILLHOUSE_DATABASE_URL", ""),
             guest=env.get("SKILLHOUSE_GUEST", "wasm"),
-            guest_cache=Path(env["SKILLHOUSE_GUEST_CACHE"]) if env.get("SKILLHOUSE_GUEST_CACHE") else data_dir / "guest",
+            guest_cache=_path(env, "SKILLHOUSE_GUEST_CACHE"),
             resolve=resolve,
             tenant_resolve=tenant_resolve,
             secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,
-            model=env.get("SKILLHOUSE_MODEL", "scripted"),
-            **({"console_secret": env["SKILLHOUSE_CONSOLE_SECRET"]} if env.get("SKILLHOUSE_CONSOLE_SECRET") else {}),
+            console_secret=env.get("SKILLHOUSE_CONSOLE_SECRET") or _PROCESS_CONSOLE_SECRET,
             private_hosts=private_hosts,
             tenant_private_hosts=tenant_private_hosts,
             key_lease_seconds=parse_seconds(env, "SKILLHOUSE_KEY_LEASE_SECONDS", 45.0),
             key_wait_seconds=parse_seconds(env, "SKILLHOUSE_KEY_WAIT_SECONDS", 10.0),
             key_ttl_seconds=parse_seconds(env, "SKILLHOUSE_KEY_TTL_SECONDS", 24 * 3600.0),
             approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
-            upstream_ca=Path(env["SKILLHOUSE_UPSTREAM_CA"]) if env.get("SKILLHOUSE_UPSTREAM_CA") else None,
+            upstream_ca=_path(env, "SKILLHOUSE_UPSTREAM_CA"),
             upstream_max_bytes=parse_count(env, "SKILLHOUSE_UPSTREAM_MAX_BYTES", 8 * 1024 * 1024),
             upstream_deadline_seconds=parse_seconds(env, "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS", 40.0),
             tenant_upstream_calls=parse_count(env, "SKILLHOUSE_TENANT_UPSTREAM_CALLS", 16),
             tenant_slot_wait_seconds=parse_seconds(env, "SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS", 2.0),
+            model=env.get("SKILLHOUSE_MODEL", "").strip(),
+            model_timeout_seconds=parse_seconds(env, "SKILLHOUSE_MODEL_TIMEOUT", 120.0),
+            openai_base_url=env.get("OPENAI_BASE_URL", ""),
+            openai_api_key=env.get("OPENAI_API_KEY") or None,
+            anthropic_base_url=env.get("ANTHROPIC_BASE_URL", ""),
+            anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
+            deferred=parse_flag(env, "SKILLHOUSE_DEFERRED"),
+            token=env.get("SKILLHOUSE_TOKEN") or None,
+            release_cache=(None if release_cache == "off"
+                           else Path(release_cache) if release_cache else _default_release_cache(env)),
         )

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from tests.real_parts import postgres_url
+from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 Headers = dict[str, str]
@@ -25,7 +25,7 @@ Headers = dict[str, str]
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FastAPI]:
     server = postgres_url() if request.param == "postgresql" else None
     with scratch_database(request.param, tmp_path, server) as database:
-        yield create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
+        yield create_app(Settings(data_dir=tmp_path, database_url=database.url, guest_cache=guest_cache()), database)
 
 
 @pytest.fixture

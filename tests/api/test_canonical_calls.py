@@ -17,14 +17,15 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
+from tests.hollowbrook import running_hollowbrook
 from tests.host.models.fake_provider import FakeProvider, fake_provider
 from tests.real_parts import postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 BOOKING = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2030-05-01", "departure": "2030-05-03"}
@@ -38,10 +39,8 @@ def house() -> Iterator[HollowbrookHTTPServer]:
 
 
 @pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+def provider() -> Iterator[FakeProvider]:
     with fake_provider() as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.url}/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         yield fake
 
 
@@ -51,6 +50,7 @@ def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTT
     server = postgres_url() if request.param == "postgresql" else None
     with scratch_database(request.param, tmp_path, server) as database:
         settings = Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess", model="openai:small-model",
+                            openai_base_url=f"{provider.url}/v1", openai_api_key="sk-test",
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())  # fmt: skip
         app = create_app(settings, database)

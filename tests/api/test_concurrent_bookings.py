@@ -21,14 +21,15 @@ import httpx
 import pytest
 from cryptography.fernet import Fernet
 from tests.api.served import serve_processes, serving_in_thread
+from tests.hollowbrook import running_hollowbrook
 from tests.real_parts import postgres_url
+from tests.scratch import postgres_schema_url, scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store import open_database
-from skillhouse.store.scratch import postgres_schema_url, scratch_database
 
 CALLS = 100
 BOOKING = {"room_id": 3, "guest_name": "Grace Hopper", "arrival": "2030-06-01", "departure": "2030-06-04"}

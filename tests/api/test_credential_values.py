@@ -12,18 +12,19 @@ from cryptography.fernet import Fernet
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.api.conftest import Headers
-from tests.real_parts import postgres_url
+from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FastAPI]:
     server = postgres_url() if request.param == "postgresql" else None
     with scratch_database(request.param, tmp_path, server) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, secret_key=Fernet.generate_key().decode())
+        settings = Settings(data_dir=tmp_path, database_url=database.url, secret_key=Fernet.generate_key().decode(),
+                            guest_cache=guest_cache())
         yield create_app(settings, database)
 
 

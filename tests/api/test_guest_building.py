@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
+from tests.hollowbrook import running_hollowbrook
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.host.guest_state import GuestState, Load, Progress
 from skillhouse.host.wasm_build import GuestBuildError
 from skillhouse.host.wasm_runner import LoadedComponent, loaded_component
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 BOOKING = {"room_id": 1, "guest_name": "Grace Hopper", "arrival": "2031-02-01", "departure": "2031-02-02"}
@@ -66,7 +67,7 @@ def serve_with(tmp_path: Path, house: HollowbrookHTTPServer) -> Iterator[Callabl
     with scratch_database("sqlite", tmp_path) as database:
 
         def serve(load: Load, **options: float) -> TestClient:
-            settings = Settings(data_dir=tmp_path, database_url=database.url, guest="wasm",
+            settings = Settings(data_dir=tmp_path, database_url=database.url, guest="wasm", model="scripted",
                                 resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                                 secret_key=Fernet.generate_key().decode())
             client = TestClient(create_app(settings, database, GuestState("wasm", load=load, **options)))

@@ -20,11 +20,11 @@ from fastapi.testclient import TestClient
 from tests.api.served import serving_in_thread
 from tests.gateway.hostile_upstream import Hostile
 from tests.real_parts import postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 BOOKING = {"room_id": 2, "arrival": "2030-05-01", "departure": "2030-05-03"}

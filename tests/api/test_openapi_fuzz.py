@@ -15,11 +15,12 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import positive_data_acceptance
+from tests.real_parts import guest_cache
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 LONG = os.environ.get("SKILLHOUSE_FUZZ") == "long"
 EXAMPLES = 300 if LONG else 12
@@ -49,7 +50,7 @@ def positive_data_meets_only_semantic_refusals(ctx: Any, response: Any, case: An
 @pytest.fixture
 def api_schema(tmp_path: Path) -> Iterator[tuple[Any, dict[str, str]]]:
     with scratch_database("sqlite", tmp_path) as database:
-        app = create_app(Settings(data_dir=tmp_path, database_url=database.url), database)
+        app = create_app(Settings(data_dir=tmp_path, database_url=database.url, guest_cache=guest_cache()), database)
         with database.transaction() as session:
             secret, _ = create_token(session, "acme", scope="admin")
         yield schemathesis.openapi.from_asgi("/openapi.json", app), {"Authorization": f"Bearer {secret}"}

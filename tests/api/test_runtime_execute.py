@@ -16,11 +16,12 @@ import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
 from tests.api.tls_upstream import NAMES, Received, running_tls_upstream
+from tests.real_parts import guest_cache
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 EXECUTE = "/api/runtime/tools/execute"
 CANARY = "ghp_canary0123456789never-shown"
@@ -34,6 +35,7 @@ Headers = dict[str, str]
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[TestClient, Headers, Received]]:
     with running_tls_upstream(tmp_path) as (port, ca, received), scratch_database("sqlite", tmp_path) as database:
         settings = Settings(data_dir=tmp_path, database_url=database.url, guest=request.param, upstream_ca=ca,
+                            guest_cache=guest_cache(),
                             resolve={(name, 443): f"127.0.0.1:{port}" for name in NAMES},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)

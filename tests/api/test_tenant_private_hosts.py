@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.hollowbrook import running_hollowbrook
 from tests.real_parts import postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
-from tests.real_parts import postgres_url
+from tests.hollowbrook import running_hollowbrook
+from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.api import create_app
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import scratch_database
 
 Headers = dict[str, str]
 CANARY = "canary-7f3e9b1c-never-shown"
@@ -40,7 +41,8 @@ def client(request: pytest.FixtureRequest, tmp_path: Path, house: HollowbrookHTT
     kind, guest = request.param
     server = postgres_url() if kind == "postgresql" else None
     with scratch_database(kind, tmp_path, server) as database:
-        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest,
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest, guest_cache=guest_cache(),
+                            model="scripted",
                             resolve={("hollowbrook.local", 8084): f"127.0.0.1:{house.port}"},
                             secret_key=Fernet.generate_key().decode())
         app = create_app(settings, database)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.real_parts import postgres_url
+from tests.real_parts import guest_cache, postgres_url
+from tests.scratch import postgres_schema_url
 from typer.testing import CliRunner
 
 from skillhouse.api import create_app
 from skillhouse.cli import app
 from skillhouse.settings import Settings
 from skillhouse.store import open_database
-from skillhouse.store.scratch import postgres_schema_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -59,7 +59,8 @@ def test_the_api_lets_each_cli_token_as_far_as_its_scope(env: dict[str, str]) ->
     database = open_database(env["SKILLHOUSE_DATABASE_URL"])
     try:
         client = TestClient(create_app(Settings(data_dir=Path(env["SKILLHOUSE_DATA_DIR"]),
-                                                database_url=env["SKILLHOUSE_DATABASE_URL"]), database))
+                                                database_url=env["SKILLHOUSE_DATABASE_URL"], guest_cache=guest_cache()),
+                                       database))
         statuses = {scope: (client.get("/v1/skills", headers={"Authorization": f"Bearer {secret}"}).status_code,
                             client.post("/v1/approvals/apr_nope/approve", headers={"Authorization": f"Bearer {secret}"}).status_code,
                             client.get("/v1/tokens", headers={"Authorization": f"Bearer {secret}"}).status_code)

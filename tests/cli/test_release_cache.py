@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from skillhouse.cli import app
 from skillhouse.release_cache import cached_release, package_key
+from skillhouse.settings import Settings
 
 
 @pytest.fixture
@@ -20,6 +21,11 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"
     monkeypatch.setenv("SKILLHOUSE_RELEASE_CACHE", str(directory))
     return directory
+
+
+def cached(skill: Path) -> dict[str, object] | None:
+    """What the CLI's release cache (as this process's settings name it) holds for ``skill``."""
+    return cached_release(Settings.from_env().release_cache, skill)
 
 
 def tools(skill: Path, *options: str) -> str:
@@ -34,10 +40,10 @@ def test_tools_after_an_import_reads_the_imported_release_and_prints_what_a_comp
     imported = CliRunner().invoke(app, ["import-openapi", str(corpus_spec("petstore-v3.yaml")), "--out", str(tmp_path / "out")])
     assert imported.exit_code == 0, imported.output
     skill = next((tmp_path / "out").iterdir())
-    assert cached_release(skill) is not None  # written by the import
+    assert cached(skill) is not None  # written by the import
     from_cache = tools(skill), tools(skill, "--provider", "openai")
     monkeypatch.setenv("SKILLHOUSE_RELEASE_CACHE", "off")
-    assert cached_release(skill) is None
+    assert cached(skill) is None
     assert (tools(skill), tools(skill, "--provider", "openai")) == from_cache
 
 
@@ -46,9 +52,9 @@ def test_an_edited_package_is_compiled_again_not_read_from_the_cache(cache: Path
                          name="shop")
     before = package_key(skill)
     assert [t["name"] for t in json.loads(tools(skill))] == ["shop_get_item"]
-    assert cached_release(skill) is not None  # a compile fills the cache too
+    assert cached(skill) is not None  # a compile fills the cache too
     (skill / "get_item.md").write_text((skill / "get_item.md").read_text().replace("Get an item.", "Fetch one item."))
-    assert package_key(skill) != before and cached_release(skill) is None
+    assert package_key(skill) != before and cached(skill) is None
     assert "Fetch one item." in json.loads(tools(skill))[0]["description"]
 
 
@@ -57,5 +63,16 @@ def test_a_damaged_cache_entry_is_a_miss(cache: Path, make_package: PackageFacto
     first = tools(skill)
     key = package_key(skill)
     (cache / f"{key}.json").write_text("{not json")
-    assert cached_release(skill) is None
+    assert cached(skill) is None
     assert tools(skill) == first
+
+
+def test_a_malformed_setting_stops_tools_with_one_line_naming_it(
+    cache: Path, make_package: PackageFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = make_package({"ping.md": "---\noperation:\n  method: GET\n  url: https://api.test/ping\n---\nPing.\n"}, name="pinger")
+    monkeypatch.setenv("SKILLHOUSE_KEY_TTL_SECONDS", "a day")
+    result = CliRunner().invoke(app, ["tools", str(skill)])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: invalid-settings: SKILLHOUSE_KEY_TTL_SECONDS must be a number of seconds, not 'a day'"]

@@ -19,11 +19,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 from tests.api.served import free_port, wait_until_serving
 from tests.real_parts import postgres_url
+from tests.scratch import postgres_schema_url, scratch_database
 
 from skillhouse.api import create_app
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
-from skillhouse.store.scratch import postgres_schema_url, scratch_database
 
 SKILLHOUSE = Path(sys.executable).parent / "skillhouse"
 Serve = Callable[..., tuple[str, "subprocess.Popen[str]"]]
@@ -113,7 +113,7 @@ def stop(proc: subprocess.Popen[str]) -> list[str]:
     return stderr.splitlines()
 
 
-def test_serve_says_where_its_data_is_the_database_the_console_the_guest_and_that_credentials_are_off(
+def test_serve_says_where_its_data_is_the_database_the_console_the_guest_and_that_credentials_and_model_are_off(
     tmp_path: Path, serving: Serve, warm_guest_cache: Path
 ) -> None:
     url, proc = serving()
@@ -122,12 +122,13 @@ def test_serve_says_where_its_data_is_the_database_the_console_the_guest_and_tha
     lines = stop(proc)
 
     assert home.status_code == 303 and home.headers["location"] == "/console"
-    said = {line.split(":", 1)[0].strip(): line for line in lines[:8] if line.startswith("  ")}
+    said = {line.split(":", 1)[0].strip(): line for line in lines[:12] if line.startswith("  ")}
     assert str(tmp_path / "data") in said["data"]
     assert f"sqlite:///{tmp_path / 'data' / 'skillhouse.db'}" in said["database"]
     assert f"{url}/console" in said["console"]
     assert "WebAssembly component, ready" in said["guest"]  # the suite's guest cache is warm
     assert "DISABLED" in said["credentials"] and "SKILLHOUSE_SECRET_KEY" in said["credentials"]
+    assert "model-not-configured" in said["model"] and "SKILLHOUSE_MODEL" in said["model"]
     assert not any("Traceback" in line for line in lines)
 
 

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.console.world import World, build_world, console_app, serving
+from tests.hollowbrook import running_hollowbrook
 from tests.real_parts import chromium
 
-from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

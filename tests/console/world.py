@@ -14,6 +14,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from tests.real_parts import guest_cache
 
 from skillhouse.api.app import create_app
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
@@ -116,7 +117,7 @@ def build_world(database_url: str, house_port: int) -> World:
 
 
 def console_app(world: World) -> FastAPI:
-    return create_app(Settings(database_url=world.database.url), database=world.database)
+    return create_app(Settings(database_url=world.database.url, guest_cache=guest_cache()), database=world.database)
 
 
 @contextmanager

@@ -128,7 +128,7 @@ def test_a_fixed_mapping_names_the_address_and_port_without_a_lookup() -> None:
     def no_lookup(host: str, port: int) -> list[IPAddress]:
         raise AssertionError("a fixed mapping must not be looked up")
 
-    decision = decide_egress(target, EgressPolicy.build(["http://hollowbrook.local:8084/bookings/{id}"], []), fixed, no_lookup)
+    decision = decide_egress(target, EgressPolicy.of(["hollowbrook.local:8084"], []), fixed, no_lookup)
     assert (decision.address, decision.port, decision.fixed) == (IPv4Address("127.0.0.1"), 40001, True)
 
 

@@ -15,9 +15,10 @@ from typing import Any
 import httpx
 import pytest
 from cryptography.fernet import Fernet
+from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.compiler import compile_dir
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
 from skillhouse.host import RUNNER_KINDS, TurnHost, make_runner
 from skillhouse.host.models import PROMPT, scripted_model

@@ -9,9 +9,10 @@ from typing import Any
 import httpx
 import pytest
 from tests.conftest import HOLLOWBROOK
+from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.compiler import compile_dir
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.host import InProcessRunner, TurnHost, UnknownRunner, make_runner
 
 DECLARED_ORIGIN = "http://hollowbrook.local:8084"

@@ -28,11 +28,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import select
+from tests.hollowbrook import running_hollowbrook
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
 from skillhouse.cli.mcp_command import BindError, BoundTurn, open_turn
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version

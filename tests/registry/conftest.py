@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from tests.real_parts import postgres_url
+from tests.scratch import scratch_database
 
 from skillhouse.store import Database
-from skillhouse.store.scratch import scratch_database
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -13,9 +13,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 from tests.real_parts import postgres_url
+from tests.scratch import postgres_schema_url
 
 from skillhouse.store.database import MIGRATIONS, Database, open_database
-from skillhouse.store.scratch import postgres_schema_url
 
 LEGACY = [  # (host as written before origins, header, value)
     ("api.example.com", "authorization", "bare"),

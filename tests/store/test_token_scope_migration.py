@@ -12,10 +12,10 @@ from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from tests.real_parts import postgres_url
+from tests.scratch import postgres_schema_url
 
 from skillhouse.registry.tokens import authenticate, hash_token
 from skillhouse.store.database import MIGRATIONS, Database
-from skillhouse.store.scratch import postgres_schema_url
 
 OLD_SECRET = "skh_" + "o" * 43
 

@@ -25,7 +25,7 @@ from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.host.calls import GuestUnavailable, run_agent, run_call
-from skillhouse.host.models.factory import ModelConfigError, model_from_spec
+from skillhouse.host.models.factory import ModelConfigError, model_from_settings
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
 
 router = APIRouter(prefix="/v1/turns", tags=["turns"])
@@ -168,15 +168,17 @@ class RunOut(BaseModel):
 def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
              settings: SettingsDep, guest: GuestDep) -> RunOut:
     """Run the agent loop with the deployment's model (``SKILLHOUSE_MODEL``): the model's tool calls go
-    through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript."""
+    through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript.
+    A deployment that names no model answers ``503 model-not-configured``; one whose model cannot be
+    built, ``503 model-unavailable``."""
     if body.prompt is None and not body.messages:
         raise ApiError(422, "invalid-request", "give a prompt or messages")
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
     try:
-        model = model_from_spec(settings.model)
+        model = model_from_settings(settings)
     except ModelConfigError as exc:
-        raise ApiError(503, "model-unavailable", str(exc)) from None
+        raise ApiError(503, exc.code, str(exc)) from None
     request = body.model_dump(exclude_none=True)
     require_guest(guest)
     try:

@@ -140,12 +140,14 @@ def tools(
 def _release_document(path: Path) -> dict[str, Any]:
     """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
     # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.environment import settings_or_exit
     from skillhouse.release_cache import cached_release, remember_release
 
-    document = cached_release(path)
+    cache = settings_or_exit().release_cache
+    document = cached_release(cache, path)
     if document is None:
         document = _compiled_or_exit(path).document
-        remember_release(path, document)
+        remember_release(cache, path, document)
     return document
 
 
@@ -213,10 +215,12 @@ def import_openapi_command(
 ) -> None:
     """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
     # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.environment import settings_or_exit
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
     from skillhouse.openapi.curation import curation_of, spec_skill_name
 
+    release_cache = settings_or_exit().release_cache
     try:
         with ImportProgress() as progress:
             progress.parsing(spec)
@@ -237,7 +241,7 @@ def import_openapi_command(
         # here: start-up time (see _compiled_or_exit)
         from skillhouse.release_cache import remember_release
 
-        remember_release(target, result.compiled.document)
+        remember_release(release_cache, target, result.compiled.document)
     result.report.spec = str(spec)
     for line in result.report.lines(verbose):
         print(line, file=sys.stderr)
@@ -293,14 +297,16 @@ def build_guest(
     cache_dir: Annotated[
         Path | None,
         typer.Option(
-            "--cache-dir", help="Where to cache it (default: $SKILLHOUSE_GUEST_CACHE or <data dir>/guest)."
+            "--cache-dir", help="Where to cache it (default: SKILLHOUSE_GUEST_CACHE, else <data dir>/guest)."
         ),
     ] = None,
 ) -> None:
     """Build the guest WebAssembly component and compile it, unless the cache already has this version."""
     # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.environment import settings_or_exit
     from skillhouse.host.wasm_build import GuestBuildError, ensure_component
 
+    cache_dir = cache_dir or settings_or_exit().guest_cache_dir()
     with err.status("looking for the guest component in the cache") as status:
         try:
             built = ensure_component(cache_dir=cache_dir, progress=status.update)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import typer
 
-from skillhouse.settings import Settings
+from skillhouse.cli.environment import settings_or_exit
 
 if TYPE_CHECKING:
     from skillhouse.gateway import Gateway
@@ -50,8 +49,8 @@ def _gateway() -> Iterator[Gateway]:
     from skillhouse.gateway import GatewayError, make_gateway
     from skillhouse.store import open_database
 
+    settings = settings_or_exit()
     try:
-        settings = Settings.from_env()
         database = open_database(settings.database_url)
     except ValueError as exc:
         raise _fail("invalid-settings", str(exc), 2) from None
@@ -75,7 +74,7 @@ def _tenant(gateway: Gateway, tenant: str | None) -> str:
 
     if tenant:
         return tenant
-    token = os.environ.get("SKILLHOUSE_TOKEN", "")
+    token = settings_or_exit().token
     if not token:
         raise _fail("no-tenant", "give --tenant T or set SKILLHOUSE_TOKEN to one of the tenant's API tokens", 2)
     try:

@@ -183,7 +183,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         print(f"error: invalid-settings: {exc}", file=sys.stderr)
         return 2
     try:
-        turn = open_turn(settings, refs, tenant, os.environ.get("SKILLHOUSE_TOKEN"), guest)
+        turn = open_turn(settings, refs, tenant, settings.token, guest)
     except BindError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         for line in exc.problems:

@@ -7,7 +7,6 @@ use them, so ``skillhouse --help`` and the offline commands never load the serve
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -96,9 +95,10 @@ def publish(
     import httpx  # here: start-up time of the commands that never reach a server
 
     # imported here: start-up time (see tokens_create)
+    from skillhouse.cli.environment import settings_or_exit
     from skillhouse.compiler import compile_dir
 
-    token = os.environ.get("SKILLHOUSE_TOKEN", "")
+    token = settings_or_exit().token
     if not token:
         _fail("error: set SKILLHOUSE_TOKEN to an admin API token (skillhouse tokens create --tenant T --scope admin)", 2)
     compiled, errors = compile_dir(path, version)

@@ -5,17 +5,16 @@ Before anything listens, each setting a bad environment can spoil is checked onc
 migrates, the guest kind is known, and the secret key and upstream CA (when set) are usable. A problem
 is one line on stderr naming the variable and what to do, and exit status 2; never a traceback.
 
-Then serve prints where its data is, the database, the console's URL, the guest's state and what is
-disabled without a secret key, and starts the guest's build in the background: its progress goes to
-the same log, and calls answer ``guest-building`` until it is ready.
+Then serve prints where its data is, the database, the console's URL, the guest's state, what is
+disabled without a secret key and the model the agent loop uses (none unless ``SKILLHOUSE_MODEL``
+names one), and starts the guest's build in the background: its progress goes to the same log, and
+calls answer ``guest-building`` until it is ready.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
-from collections.abc import Mapping
 from typing import NoReturn
 
 import typer
@@ -25,7 +24,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from skillhouse.gateway import Gateway, GatewayError, make_gateway
 from skillhouse.host import UnknownRunner
 from skillhouse.host.guest_state import GuestState, GuestStatus
-from skillhouse.settings import Settings
+from skillhouse.settings import Settings, sqlite_url
 from skillhouse.store import Database, open_database
 from skillhouse.store.database import parse_database_url
 
@@ -42,9 +41,10 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(cause).__name__
 
 
-def open_store(settings: Settings, env: Mapping[str, str]) -> Database:
+def open_store(settings: Settings) -> Database:
     """The migrated database of ``settings``, or :class:`BadConfiguration` naming the variable at fault."""
-    variable = "SKILLHOUSE_DATABASE_URL" if env.get("SKILLHOUSE_DATABASE_URL") else "SKILLHOUSE_DATA_DIR"
+    in_data_dir = settings.database_url == sqlite_url(settings.data_dir)
+    variable = "SKILLHOUSE_DATA_DIR" if in_data_dir else "SKILLHOUSE_DATABASE_URL"
     try:
         url = parse_database_url(settings.database_url)
     except ArgumentError:
@@ -97,6 +97,8 @@ def banner(settings: Settings, database: Database, guest: GuestStatus, host: str
     else:
         credentials = ("DISABLED: SKILLHOUSE_SECRET_KEY is not set, so storing or injecting a credential answers "
                        f"503 secret-key-missing (calls without credentials work); set it to the output of {NEW_KEY}")
+    model = settings.model or ("none: SKILLHOUSE_MODEL is not set, so POST /v1/turns/{id}/run answers "
+                               "503 model-not-configured (tool calls work); set it to openai:MODEL or anthropic:MODEL")
     return [
         f"skillhouse serve on http://{host}:{port}",
         f"  data:        {settings.data_dir}",
@@ -104,6 +106,7 @@ def banner(settings: Settings, database: Database, guest: GuestStatus, host: str
         f"  console:     {_console_url(host, port)} (sign in with a token: skillhouse tokens create --tenant NAME)",
         f"  guest:       {_guest_line(guest, settings)}",
         f"  credentials: {credentials}",
+        f"  model:       {model}",
     ]
 
 
@@ -126,7 +129,7 @@ def _refuse(message: str, command: str = "serve") -> NoReturn:
 def configured_store(command: str) -> Database:
     """The database the environment names, for a command that needs nothing else; a bad setting exits 2 with one line."""
     try:
-        return open_store(Settings.from_env(), os.environ)
+        return open_store(Settings.from_env())
     except (ValueError, BadConfiguration) as exc:
         _refuse(str(exc), command)
 
@@ -138,11 +141,10 @@ def serve(host: str, port: int) -> None:
 
     from skillhouse.api import create_app
 
-    env = os.environ
     try:
-        settings = Settings.from_env(env)
+        settings = Settings.from_env()
         guest = GuestState(settings.guest, settings.guest_cache_dir())
-        database = open_store(settings, env)
+        database = open_store(settings)
         gateway = check_gateway(settings, database)
     except (ValueError, UnknownRunner, BadConfiguration) as exc:
         _refuse(str(exc))

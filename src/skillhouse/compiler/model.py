@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Location = Literal["path", "query", "header", "body"]
-LOCATIONS: tuple[Location, ...] = ("path", "query", "header", "body")
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
 ENCODINGS = ("json", "form", "multipart", "raw")
 

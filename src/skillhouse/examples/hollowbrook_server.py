@@ -12,7 +12,7 @@ Routes (exactly the operations in ``examples/hollowbrook/*.md``, plus two to ins
 Every answer is JSON; every refusal is ``{"error": {"code", "message", "field"?}}`` with a 4xx
 status. A POST whose ``Content-Type`` is not ``application/json`` is refused with 415, as the real
 house did to the small models that forgot it. Run it with ``skillhouse hollowbrook-server`` or
-``python -m skillhouse.examples.hollowbrook_server``; in tests use :func:`running_hollowbrook`.
+``python -m skillhouse.examples.hollowbrook_server`` (tests run it in a thread: ``tests/hollowbrook.py``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from typing import Any
@@ -232,21 +231,6 @@ class HollowbrookHTTPServer(ThreadingHTTPServer):
                  "idempotency_key": headers.get("Idempotency-Key")}
         with self._received_lock:
             self.received.append(entry)
-
-
-@contextmanager
-def running_hollowbrook(host: str = "127.0.0.1", port: int = 0) -> Iterator[HollowbrookHTTPServer]:
-    """Hollowbrook serving in a thread (on an ephemeral port by default) until the block ends."""
-    server = HollowbrookHTTPServer((host, port))
-    # a short poll keeps shutdown quick, which tests that start a house each feel
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="hollowbrook", daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, verbose: bool = False) -> None:

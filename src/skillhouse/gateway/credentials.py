@@ -30,7 +30,7 @@ from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow
-from skillhouse.store.prepared import DriverTransaction, Prepared, read
+from skillhouse.store.prepared import DriverTransaction, Prepared
 
 SCHEMES = ("bearer", "basic", "header")
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # fullmatch: ``$`` would let a final line break through
@@ -99,7 +99,7 @@ def injects(origin_scheme: str, port: int, allow_http: bool, target: Target) -> 
 
 
 class CredentialStore:
-    """Write, list and delete a tenant's credentials; :meth:`for_target` is the gateway's reader."""
+    """Write, list and delete a tenant's credentials; :meth:`for_target_later` is the gateway's reader."""
 
     def __init__(self, database: Database, secret_key: str | None) -> None:
         self.database = database
@@ -176,14 +176,11 @@ class CredentialStore:
             )
             return bool(getattr(result, "rowcount", 0))
 
-    def for_target(self, tenant: str, target: Target) -> HostCredentials:
-        """The headers to inject for a request to ``target`` (decrypted here and only here)."""
-        return read(self.database, lambda transaction: self.for_target_later(transaction, tenant, target)())
-
     def for_target_later(
         self, transaction: DriverTransaction, tenant: str, target: Target
     ) -> Callable[[], HostCredentials]:
-        """:meth:`for_target` with its read sent in the caller's transaction; call the result for the headers."""
+        """The headers to inject for a request to ``target`` (decrypted here and only here), read in the
+        caller's transaction: call the result for them."""
         pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host})
         return lambda: self.for_rows(target, pending.rows())
 

@@ -77,11 +77,6 @@ class EgressPolicy:
         return self._listed(self.private, target)
 
     @classmethod
-    def build(cls, operation_urls: Iterable[str], allow_list: Iterable[str], private: Iterable[str] = ()) -> EgressPolicy:
-        authorities = (parse_target(url.replace("{", "").replace("}", "")).authority for url in operation_urls)
-        return cls.of(authorities, allow_list, private)
-
-    @classmethod
     def of(cls, authorities: Iterable[str], allow_list: Iterable[str], private: Iterable[str] = ()) -> EgressPolicy:
         """The policy for operations' ``host:port`` authorities (already parsed) and a tenant's lists."""
         allowed = {entry.lower() for entry in allow_list}

@@ -113,12 +113,9 @@ class IdempotencyStore:
         with self.database.transaction() as session:
             return bool(getattr(session.execute(statement), "rowcount", 0))
 
-    def peek(self, tenant: str, key: str, commitment: str) -> Replay | None:
-        """A completed, unexpired answer for this key and payload, without claiming anything."""
-        return self.replay_of(self._row(tenant, key), key, commitment)
-
     def replay_of(self, row: KeyRow | None, key: str, commitment: str) -> Replay | None:
-        """What :meth:`peek` answers, for a row the caller read itself."""
+        """The completed, unexpired answer ``row`` (read by the caller) holds for this key and payload,
+        without claiming anything."""
         if row is None or row.state != "completed" or row.expires_at <= self.clock():
             return None
         if row.commitment != commitment:

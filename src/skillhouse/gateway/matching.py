@@ -160,10 +160,6 @@ class BoundReleases:
         self.authorities = frozenset(target.authority for _, target in self.operations)
         """Every ``host:port`` the bound operations reach: the egress rule's share of the turn."""
 
-    @property
-    def urls(self) -> list[str]:
-        return [str(op.document["url"]) for op, _ in self.operations]
-
     def match(self, method: str, target: Target) -> Match | None:
         """The bound operation this request is; the most literal template wins a tie."""
         best: tuple[int, Match] | None = None

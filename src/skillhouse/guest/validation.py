@@ -29,7 +29,7 @@ from skillhouse.guest.values import (
     json_type,
 )
 
-__all__ = ["Violation", "compiled", "is_valid", "json_path", "validate"]
+__all__ = ["Violation", "compiled", "json_path", "validate"]
 
 
 def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
@@ -37,10 +37,6 @@ def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
     out: list[Violation] = []
     compiled(schema)(instance, path, out)
     return out
-
-
-def is_valid(schema: Any, instance: Any) -> bool:
-    return not validate(schema, instance)
 
 
 # --- Checks compiled once per schema --------------------------------------------------------------

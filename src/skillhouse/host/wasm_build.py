@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,11 +87,9 @@ class BuiltComponent:
     compile_seconds: float
 
 
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("SKILLHOUSE_GUEST_CACHE"):
-        return Path(env["SKILLHOUSE_GUEST_CACHE"])
-    return Settings.from_env(env).data_dir / "guest"
+def default_cache_dir() -> Path:
+    """The guest cache of this process's settings, for a caller that was handed no cache directory."""
+    return Settings.from_env().guest_cache_dir()
 
 
 def make_engine() -> wasmtime.Engine:
@@ -218,7 +216,8 @@ def _componentize(app: GuestApp, wit_path: Path, output: Path) -> None:
             "componentize", "--stub-wasi", "--python-path", str(stage),
             "--output", str(partial), app.module.stem,
         ]  # fmt: skip
-        # Without VIRTUAL_ENV the builder adds no site-packages: the component holds the stage only.
+        # The builder's own environment, passed through (not a setting of ours): without VIRTUAL_ENV it
+        # adds no site-packages, so the component holds the stage only.
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
         env["RUST_BACKTRACE"] = "0"
         proc = subprocess.run(command, cwd=stage, env=env, capture_output=True, text=True)

@@ -45,10 +45,6 @@ class Unsupported(Exception):
     """The document uses YAML this loader leaves to PyYAML."""
 
 
-def available() -> bool:
-    return _Parser is not None
-
-
 def _sexagesimal(text: str) -> tuple[int, list[str]]:
     sign = -1 if text[0] == "-" else 1
     if text[0] in "+-":

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from skillhouse.registry.specs import AllowedTool, CodingManifest, CommsManifest, SkillSpec, ToolSpec
 
-BUILTIN_TENANT = "builtin"
-
 BUILTIN_TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         tool_id="github.primary",

@@ -26,7 +26,6 @@ from skillhouse.store.registry_tables import SkillVersionRow, utcnow
 
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
-NEXT_STATE = {"draft": "validated", "validated": "published", "published": "deprecated"}
 
 
 @dataclass(frozen=True)

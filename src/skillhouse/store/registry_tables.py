@@ -28,7 +28,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from skillhouse.store.base import Base
 
-STATES = ("draft", "validated", "published", "deprecated")
 STATE_CHECK = "state IN ('draft', 'validated', 'published', 'deprecated')"
 SCOPE_CHECK = "scope IN ('run', 'approve', 'admin')"
 

@@ -11,10 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.hollowbrook import running_hollowbrook
 from tests.host.models.fake_provider import FakeProvider, fake_provider
 
 from skillhouse.compiler import compile_dir
-from skillhouse.examples import HollowbrookHTTPServer, running_hollowbrook
+from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.host import TurnHost, make_runner
 from skillhouse.host.models import AnthropicMessagesModel, ChatModel, OpenAIChatModel
 

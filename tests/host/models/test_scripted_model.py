@@ -1,4 +1,4 @@
-"""The scripted model and the factory that picks a model from ``SKILLHOUSE_MODEL``."""
+"""The scripted model and the factory that picks the model ``Settings.model`` (``SKILLHOUSE_MODEL``) names."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from skillhouse.host.models import (
     Call,
     Calls,
     ModelConfigError,
+    ModelNotConfigured,
     OpenAIChatModel,
     ScriptedModel,
-    model_from_env,
-    model_from_spec,
+    model_from_settings,
 )
+from skillhouse.settings import Settings
 
 BOOKED = {"status": 201, "headers": {}, "body": json.dumps({"booking_id": "bk_0007"})}
 
@@ -70,22 +71,35 @@ def test_every_named_plan_starts_with_a_tool_call_and_ends_with_an_answer() -> N
     ],
 )
 def test_the_factory_builds_the_model_the_spec_names(spec: str, env: dict[str, str], kind: type) -> None:
-    assert isinstance(model_from_spec(spec, env), kind)
+    assert isinstance(model_from_settings(Settings.from_env({"SKILLHOUSE_MODEL": spec, **env})), kind)
 
 
-def test_the_factory_reads_the_base_url_and_deferred_loading_from_the_environment() -> None:
-    model = model_from_env({"SKILLHOUSE_MODEL": "openai:llama", "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1/"})
+def test_the_factory_takes_the_base_url_timeout_and_deferred_loading_from_the_settings() -> None:
+    model = model_from_settings(Settings.from_env({"SKILLHOUSE_MODEL": "openai:llama", "SKILLHOUSE_MODEL_TIMEOUT": "7",
+                                                   "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1/"}))
     assert isinstance(model, OpenAIChatModel) and model.url == "http://127.0.0.1:8000/v1/chat/completions"
-    claude = model_from_env({"SKILLHOUSE_MODEL": "anthropic:c", "ANTHROPIC_API_KEY": "k", "SKILLHOUSE_DEFERRED": "1"})
+    claude = model_from_settings(Settings.from_env({"SKILLHOUSE_MODEL": "anthropic:c", "ANTHROPIC_API_KEY": "k",
+                                                    "SKILLHOUSE_DEFERRED": "1"}))
     assert isinstance(claude, AnthropicMessagesModel) and claude.deferred
-    assert isinstance(model_from_env({}), ScriptedModel)
 
 
-@pytest.mark.parametrize(
-    ("spec", "env"),
-    [("openai", {}), ("anthropic:claude", {}), ("gemini:pro", {}), ("scripted:nope", {}),
-     ("openai:m", {"SKILLHOUSE_MODEL_TIMEOUT": "soon"}), ("openai:m", {"SKILLHOUSE_MODEL_TIMEOUT": "0"})],
-)
-def test_the_factory_refuses_a_spec_it_cannot_build(spec: str, env: dict[str, str]) -> None:
-    with pytest.raises(ModelConfigError):
-        model_from_spec(spec, env)
+def test_no_model_is_configured_unless_one_is_named() -> None:
+    with pytest.raises(ModelNotConfigured) as refused:
+        model_from_settings(Settings.from_env({}))
+    assert refused.value.code == "model-not-configured"
+    assert "SKILLHOUSE_MODEL" in str(refused.value) and "openai:MODEL" in str(refused.value)
+    with pytest.raises(ModelNotConfigured):
+        model_from_settings(Settings())
+
+
+@pytest.mark.parametrize("spec", ["openai", "anthropic:claude", "gemini:pro", "scripted:nope"])
+def test_the_factory_refuses_a_spec_it_cannot_build(spec: str) -> None:
+    with pytest.raises(ModelConfigError) as refused:
+        model_from_settings(Settings.from_env({"SKILLHOUSE_MODEL": spec}))
+    assert refused.value.code == "model-unavailable"
+
+
+@pytest.mark.parametrize("timeout", ["soon", "0", "-1"])
+def test_a_model_timeout_that_is_no_positive_number_of_seconds_is_refused_naming_its_variable(timeout: str) -> None:
+    with pytest.raises(ValueError, match="SKILLHOUSE_MODEL_TIMEOUT"):
+        Settings.from_env({"SKILLHOUSE_MODEL": "openai:m", "SKILLHOUSE_MODEL_TIMEOUT": timeout})

@@ -1,5 +1,7 @@
 """Throwaway databases for tests and benchmarks: a migrated SQLite file or a fresh PostgreSQL schema.
 
+It opens the store the way serve does (:func:`skillhouse.store.open_database`); nothing in ``src`` uses it.
+
 A PostgreSQL run gets its own schema (dropped afterwards) so concurrent test runs on one server
 never see each other's rows.
 """
