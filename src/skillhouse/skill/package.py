@@ -26,6 +26,7 @@ TYPES = "types.json"
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MANIFEST_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 MAX_FILE_BYTES = 1_048_576
+_LINE_BREAK = re.compile(r"\r\n?")
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,9 @@ def read_package(
         if text is None:
             errors.append(error)  # type: ignore[arg-type]
             continue
+        if "\r" in text:
+            # a checkout with CRLF (or CR) line endings is the same package: same release, same digest
+            text = _LINE_BREAK.sub("\n", text)
         if filename == TYPES:
             types, type_errors = _read_types(shown, text)
             types_text = text
