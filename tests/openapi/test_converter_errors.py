@@ -16,8 +16,8 @@ from tests.openapi.specs import imported, openapi, outcome
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.openapi import ConverterError
 from skillhouse.openapi import schemas as converter
+from skillhouse.openapi.report import ConverterError
 
 MARKER = "^boom$"
 
@@ -91,9 +91,9 @@ def test_the_report_data_and_summary_carry_the_converter_error(monkeypatch: pyte
         "raised_at": failed.error.raised_at if failed.error else None,
     }
     assert all("converter_error" not in o for i, o in enumerate(data["operations"]) if i != 1)
-    assert result.report.summary_lines()[-1] == (
+    assert (
         "converter errors (bugs in skillhouse; please report them): makeOdd at /paths/~1things~1{id}~1~0odd/post (ValueError)"
-    )
+    ) in result.report.summary_lines()
 
 
 def test_the_cli_import_completes_and_its_report_file_names_the_converter_error(

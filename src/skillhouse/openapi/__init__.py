@@ -1,11 +1,10 @@
 """The OpenAPI wizard: Swagger 2.0 and OpenAPI 3.0/3.1 specs to skill packages the compiler accepts."""
 
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec, spec_from_data
-from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome
+from skillhouse.openapi.report import ImportReport, OperationOutcome
 from skillhouse.openapi.wizard import ImportResult, import_openapi, write_skill
 
 __all__ = [
-    "ConverterError",
     "ImportReport",
     "ImportResult",
     "OperationOutcome",

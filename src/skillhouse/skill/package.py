@@ -26,7 +26,6 @@ TYPES = "types.json"
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MANIFEST_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 MAX_FILE_BYTES = 1_048_576
-_LINE_BREAK = re.compile(r"\r\n?")
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def read_package(
             continue
         if "\r" in text:
             # a checkout with CRLF (or CR) line endings is the same package: same release, same digest
-            text = _LINE_BREAK.sub("\n", text)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         if filename == TYPES:
             types, type_errors = _read_types(shown, text)
             types_text = text
