@@ -98,6 +98,9 @@ def test_a_file_just_under_the_cap_is_still_accepted(client: TestClient, acme: H
     data = bomb(1, MAX_FILE_BYTES)
     response = client.put(f"{BASE}/archive", content=data, headers={**acme, "Content-Type": "application/gzip"})
     assert response.status_code == 200, response.text
+    stored = client.get(BASE, headers=acme).json()
+    assert sorted(stored["files"]) == ["SKILL.md", "notes_0.md"]
+    assert stored["files"]["notes_0.md"] == "a" * MAX_FILE_BYTES  # kept whole, not cut at the cap
 
 
 def test_a_json_upload_is_capped_on_its_total_size(client: TestClient, acme: Headers) -> None:

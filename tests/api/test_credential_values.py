@@ -59,6 +59,10 @@ def test_the_longest_sendable_value_is_accepted(client: TestClient, acme: Header
     put = client.put("/v1/credentials", json={"origin": "api.example.com", "scheme": "bearer", "value": "t" * 8185},
                      headers=acme)  # fmt: skip
     assert put.status_code == 200
+    assert put.json() == {"origin": "https://api.example.com", "host": "api.example.com", "port": 443,
+                          "header": "authorization", "scheme": "bearer", "allow_http": False}  # fmt: skip
+    assert "t" * 8185 not in put.text
+    assert [c["origin"] for c in client.get("/v1/credentials", headers=acme).json()["data"]] == ["https://api.example.com"]
 
 
 @pytest.mark.parametrize(

@@ -28,10 +28,13 @@ def test_every_route_answers_nosniff_with_and_without_a_token(app: FastAPI, clie
 
 def test_console_pages_of_a_signed_in_person_answer_nosniff(app: FastAPI, token_for: Callable[..., Headers]) -> None:
     browser, _ = console_session(app, token_for("acme", "approve"))
+    checked = []
     for method, path in declared(app):
         if path.startswith("/console") and method == "GET":
             answer = browser.get(url(path), follow_redirects=False)
             assert answer.headers.get("x-content-type-options") == "nosniff", (path, answer.status_code)
+            checked.append(path)
+    assert {"/console", "/console/approvals", "/console/skills", "/console/audit"} <= set(checked)
 
 
 @pytest.mark.parametrize(("method", "path"), [("GET", "/nowhere"), ("GET", "/console/nowhere"), ("DELETE", "/v1/skills"),

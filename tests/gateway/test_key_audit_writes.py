@@ -85,9 +85,9 @@ def test_a_completion_whose_audit_row_is_missing_still_stores_the_response(datab
     assert _audit(database) == [(row, "allowed", None)]
 
 
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # synchronous_commit is PostgreSQL's
 def test_the_completions_asynchronous_commit_does_not_outlive_its_statement(database: Database) -> None:
-    if database.dialect != "postgresql":
-        pytest.skip("synchronous_commit is PostgreSQL's")
+    assert database.dialect == "postgresql"
     writes = KeyAuditWrites(database)
     row = writes.claim(_key(), opening(_entry()))
     assert row is not None
@@ -104,9 +104,9 @@ def _backend_and_setting(database: Database) -> tuple[int, str]:
         return int(found[0]), str(found[1])
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the refusal is SQLite's
 def test_one_statement_writes_are_refused_on_sqlite(database: Database) -> None:
-    if database.dialect != "sqlite":
-        pytest.skip("the refusal is SQLite's")
+    assert database.dialect == "sqlite"
     with pytest.raises(ValueError), one_statement(database):
         pass
 

@@ -87,6 +87,7 @@ def test_the_data_handed_to_the_compiler_is_what_reading_fuzzed_operations_gives
     with handed_packages() as seen:
         result = import_openapi(spec_from_data(spec))
     assert result.compiled is not None and seen
+    assert result.report.converter_errors() == []
     if len(seen) == 1:  # handed as rendered and compiled clean
         assert_handed_as_read(result, seen[0])
 

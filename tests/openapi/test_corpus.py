@@ -38,6 +38,7 @@ def test_every_corpus_spec_imports_into_a_skill_that_compiles(path: Path) -> Non
     assert len(result.compiled.operations) == totals["written"] + totals["adapted"]
     skipped = [o for o in result.report.outcomes if o.status == "skipped"]
     assert all(o.notes and o.notes[0] for o in skipped)
+    assert result.report.converter_errors() == []
 
 
 @pytest.mark.parametrize("path", _coverage_params())

@@ -21,13 +21,15 @@ _SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 _NON_NEGATIVE = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
                  "minContains", "maxContains")
 _NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+# $recursiveAnchor and $recursiveRef are 2019-09's; the 2020-12 metaschema still gives their shape
 _STRINGS = ("title", "description", "format", "$comment", "contentEncoding", "contentMediaType",
-            "$id", "$schema", "$anchor", "$dynamicAnchor", "$ref", "$dynamicRef")
+            "$id", "$schema", "$anchor", "$dynamicAnchor", "$ref", "$dynamicRef", "$recursiveAnchor", "$recursiveRef")
 _BOOLEANS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
 _STRING_PATTERNS = {
     "$id": re.compile(r"^[^#]*#?$"),
     "$anchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
     "$dynamicAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
+    "$recursiveAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
 }
 MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DEPTH = 200

@@ -135,11 +135,11 @@ def address_class(address: IPAddress) -> str | None:
             if address in net6:
                 return name
     else:
+        if address == IPv4Address("255.255.255.255"):
+            return "broadcast"  # before 240.0.0.0/4, which holds it
         for net4, name in _V4_CLASSES:
             if address in net4:
                 return name
-        if address == IPv4Address("255.255.255.255"):
-            return "broadcast"
     return None if address.is_global else "reserved"
 
 

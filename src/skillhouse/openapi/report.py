@@ -1,7 +1,10 @@
 """The import report: what became of each operation, and the totals.
 
 Every operation is ``written`` (as the spec says), ``adapted`` (written, with what was changed and
-why) or ``skipped`` (with the reason). The report is data; the CLI decides how to show it.
+why) or ``skipped`` (with the reason). A skip whose reason is an exception the wizard did not expect
+is a ``converter-error``: a bug in skillhouse, not in the spec, so it carries where it happened (the
+operation's JSON pointer, the exception) for tests and bug reports to see. The report is data; the
+CLI decides how to show it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,28 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Status = Literal["written", "adapted", "skipped"]
+
+
+@dataclass(frozen=True)
+class ConverterError:
+    """An exception raised while converting one operation that the wizard did not expect."""
+
+    pointer: str
+    """JSON pointer (RFC 6901) to the operation in the spec, e.g. ``/paths/~1pets~1{id}/get``."""
+    exception: str
+    """The exception's type name."""
+    message: str
+    raised_at: str
+    """The innermost skillhouse source line on the way to the exception (``openapi/schemas.py:120``)."""
+
+    def note(self) -> str:
+        return (
+            f"converter-error at {self.pointer}: {self.exception}: {self.message} (raised at {self.raised_at}); "
+            "this is a bug in skillhouse, please report it with the operation"
+        )
+
+    def as_dict(self) -> dict[str, str]:
+        return {"pointer": self.pointer, "exception": self.exception, "message": self.message, "raised_at": self.raised_at}
 
 
 @dataclass(frozen=True)
@@ -23,9 +48,19 @@ class OperationOutcome:
     status: Status
     notes: tuple[str, ...] = ()
     """For ``adapted``: each change; for ``skipped``: the reason."""
+    error: ConverterError | None = None
+    """Set (with ``status`` ``skipped``) when the reason is an exception the wizard did not expect."""
+
+    @property
+    def kind(self) -> str:
+        """``converter-error`` for a skip caused by a wizard bug, else the status."""
+        return "converter-error" if self.error is not None else self.status
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
+        out: dict[str, Any] = {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
+        if self.error is not None:
+            out["converter_error"] = self.error.as_dict()
+        return out
 
 
 @dataclass
@@ -49,6 +84,10 @@ class ImportReport:
         for outcome in self.outcomes:
             counts[outcome.status] += 1
         return counts
+
+    def converter_errors(self) -> list[OperationOutcome]:
+        """The operations skipped because the wizard raised an exception it did not expect."""
+        return [o for o in self.outcomes if o.error is not None]
 
     def coverage(self) -> float:
         """Share of operations that became tools (1.0 for a spec with none)."""
@@ -90,6 +129,12 @@ class ImportReport:
         if skipped:
             more = f" and {len(skipped) - named} more" if len(skipped) > named else ""
             out.append("skipped: " + ", ".join(skipped[:named]) + more)
+        failed = self.converter_errors()
+        if failed:
+            out.append(
+                "converter errors (bugs in skillhouse; please report them): "
+                + ", ".join(f"{o.name} at {o.error.pointer} ({o.error.exception})" for o in failed if o.error is not None)
+            )
         if self.security:
             out.append(
                 "credentials: bind these in the gateway (never written in the skill): " + ", ".join(self.security)

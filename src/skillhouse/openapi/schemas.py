@@ -165,8 +165,15 @@ class SchemaConverter:
             self._names[key] = name
             self.types[name] = {}
             self._converting.add(name)
-            self.types[name] = self.convert(target, target_doc)
-            self._converting.discard(name)
+            try:
+                self.types[name] = self.convert(target, target_doc)
+            except BaseException:
+                # half made, it would serve the next operation that reaches it as "any value"
+                del self._names[key], self.types[name]
+                self._taken.discard(name.lower())
+                raise
+            finally:
+                self._converting.discard(name)
         return {"$ref": TYPE_PREFIX + name}
 
     def type_of(self, schema: Any) -> Any:

@@ -9,6 +9,7 @@ written always passes ``skillhouse check``. One defective operation never costs 
 from __future__ import annotations
 
 import fnmatch
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
 from skillhouse.openapi.parameters import Skip
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
-from skillhouse.openapi.report import ImportReport, OperationOutcome
+from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
@@ -174,8 +175,23 @@ def _one(
     except RecursionError:
         return outcome("skipped", ["the operation's schemas are nested too deeply"]), None
     except Exception as exc:
-        return outcome("skipped", [f"could not be converted ({type(exc).__name__}: {str(exc)[:200]})"]), None
+        # Anything else is a bug of ours: this operation is skipped, the import goes on, and the
+        # report says where, so it is seen (the fuzz tests assert none happens) rather than swallowed.
+        error = converter_error(exc, item.method, item.path)
+        return replace(outcome("skipped", [error.note()]), error=error), None
     return outcome("adapted" if notes else "written", notes), markdown
+
+
+def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
+    """``exc``, raised converting ``method path``, located for the report."""
+    pointer = "/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + method.lower()
+    package = Path(__file__).resolve().parent.parent
+    raised_at = "unknown"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        source = Path(frame.filename).resolve()
+        if source.is_relative_to(package):
+            raised_at = f"{source.relative_to(package).as_posix()}:{frame.lineno}"
+    return ConverterError(pointer, type(exc).__name__, str(exc)[:200], raised_at)
 
 
 def _compile_as_rendered(

@@ -105,6 +105,9 @@ def read_package(
         if text is None:
             errors.append(error)  # type: ignore[arg-type]
             continue
+        if "\r" in text:
+            # a checkout with CRLF (or CR) line endings is the same package: same release, same digest
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         if filename == TYPES:
             types, type_errors = _read_types(shown, text)
             types_text = text
