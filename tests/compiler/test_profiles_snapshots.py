@@ -112,6 +112,10 @@ def _optional(path: str) -> dict[str, str]:
     return {"path": path, "change": "optional: now required and nullable (null leaves it out)"}
 
 
+def _removed(path: str, why: str) -> dict[str, str]:
+    return {"path": path, "change": f"{path.rsplit('/', 1)[1]!r} removed: {why}"}
+
+
 def _gemini_closed() -> dict[str, Any]:
     return {
         "status": "adapted",
@@ -134,13 +138,30 @@ def test_the_compiled_hollowbrook_release_carries_the_real_compatibility_report(
             "openai-strict": {
                 **ok,
                 NAME: {"status": "adapted", "changes": [_optional("/parameters/properties/note")]},
+                "hollowbrook_cancel_booking": {
+                    "status": "adapted",
+                    "changes": [
+                        _removed("/parameters/properties/booking_id/minLength", "strict mode does not support it"),
+                        _removed("/parameters/properties/booking_id/not", "strict mode does not support it"),
+                    ],
+                },
                 "hollowbrook_list_rooms": {
                     "status": "adapted",
                     "changes": [_optional("/parameters/properties/min_guests")],
                 },
             },
             "anthropic": ok,
-            "gemini": {f"hollowbrook_{n}": _gemini_closed() for n in names},
+            "gemini": {
+                **{f"hollowbrook_{n}": _gemini_closed() for n in names},
+                # the path segment's limits (the compiler publishes them) are kept by the guest alone
+                "hollowbrook_cancel_booking": {
+                    "status": "adapted",
+                    "changes": [
+                        _removed("/parameters/properties/booking_id/not", "Gemini's schema has no such field"),
+                        *_gemini_closed()["changes"],
+                    ],
+                },
+            },
             "bedrock": ok,
             "mcp": ok,
         }

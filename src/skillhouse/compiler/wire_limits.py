@@ -1,0 +1,103 @@
+"""What translation can send, said in each argument's schema, so a schema-valid call always becomes a request.
+
+The guest refuses values the wire cannot carry unambiguously (``guest/translation.py``): a path
+segment that is empty, ``.`` or ``..`` or holds ``/``, ``\\`` or a control character; a header value
+outside printable ASCII and tab; an item of a comma-, pipe- or space-delimited query list holding its
+separator. Each of these rules is published in the tool's schema here, so a model (and any client
+reading the schema) knows it before calling. The constraints are written with ``not`` and unanchored
+patterns: ``$`` in a pattern lets a final line break through in Python's regular expressions (the
+``jsonschema`` library's), though not in ECMA-262's, and the two must agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
+"""A character a path segment cannot hold: ``/``, ``\\`` or a control character."""
+HEADER_FORBIDDEN = "[^\\t\\u0020-\\u007e]"
+"""A character a header value cannot hold: anything but printable ASCII and tab."""
+SEPARATORS = {"comma": ",", "pipeDelimited": "\\|", "spaceDelimited": " "}
+"""Each delimited query style's separator, as a pattern."""
+_TEXTUAL = frozenset({"string"})
+
+
+def wire_limited(
+    schema: dict[str, Any], path: list[str], header: list[str], styles: dict[str, Any]
+) -> dict[str, Any]:
+    """``schema`` (a tool's expanded root) with the wire's limits added to its path, header and delimited
+    query arguments; the other properties are the same objects."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    out = dict(properties)
+    for name in path:
+        if name in out:
+            out[name] = _segment(out[name])
+    for name in header:
+        if name in out:
+            out[name] = _each(out[name], lambda node: _excluding(node, HEADER_FORBIDDEN))
+    for name, style in styles.items():
+        separator = SEPARATORS.get(str(style))
+        if name in out and separator is not None and _types(out[name]) == {"array"}:
+            items = out[name].get("items")
+            if isinstance(items, dict | bool):
+                out[name] = {**out[name], "items": _excluding(items, separator)}
+    if out == properties:
+        return schema
+    return {**schema, "properties": out}
+
+
+def _types(node: Any) -> set[str] | None:
+    """The node's declared types, or ``None`` when it allows any type."""
+    if not isinstance(node, dict) or "type" not in node:
+        return None
+    declared = node["type"]
+    return {declared} if isinstance(declared, str) else {t for t in declared if isinstance(t, str)}
+
+
+def _may_be_text(node: Any) -> bool:
+    if node is False:
+        return False
+    types = _types(node)
+    if types is not None and not types & _TEXTUAL:
+        return False
+    if isinstance(node, dict):
+        fixed = node["enum"] if isinstance(node.get("enum"), list) else [node["const"]] if "const" in node else None
+        if fixed is not None and not any(isinstance(v, str) for v in fixed):
+            return False
+    return True
+
+
+def _segment(node: Any) -> Any:
+    """A path argument: at least one character, not a dot segment, no separator or control character."""
+    if not _may_be_text(node):
+        return node
+    base: dict[str, Any] = dict(node) if isinstance(node, dict) else {}
+    low = base.get("minLength")
+    if not isinstance(low, int) or isinstance(low, bool) or low < 1:
+        base["minLength"] = 1
+    return _not(base, {"anyOf": [{"enum": [".", ".."]}, {"type": "string", "pattern": SEGMENT_FORBIDDEN}]})
+
+
+def _excluding(node: Any, forbidden: str) -> Any:
+    """``node``, whose strings may not hold a character matching ``forbidden``."""
+    if not _may_be_text(node):
+        return node
+    base: dict[str, Any] = dict(node) if isinstance(node, dict) else {}
+    return _not(base, {"type": "string", "pattern": forbidden})
+
+
+def _each(node: Any, limit: Any) -> Any:
+    """``limit`` applied to ``node``, and to its items when it is a list (a header list is joined)."""
+    types = _types(node)
+    if types is not None and "array" in types and isinstance(node.get("items"), dict | bool):
+        node = {**node, "items": limit(node["items"])}
+    return limit(node)
+
+
+def _not(base: dict[str, Any], excluded: dict[str, Any]) -> dict[str, Any]:
+    """``base`` that also refuses what ``excluded`` describes (``not A`` and ``not B`` is ``not (A or B)``)."""
+    if "not" in base:
+        excluded = {"anyOf": [base["not"], excluded]}
+    return {**base, "not": excluded}
