@@ -11,6 +11,8 @@ patterns: ``$`` in a pattern lets a final line break through in Python's regular
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
@@ -18,7 +20,8 @@ SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
 HEADER_FORBIDDEN = "[^\\t\\u0020-\\u007e]"
 """A character a header value cannot hold: anything but printable ASCII and tab."""
 SEPARATORS = {"comma": ",", "pipeDelimited": "\\|", "spaceDelimited": " "}
-"""Each delimited query style's separator, as a pattern."""
+"""Each delimited query style's separator, as a pattern. These patterns read the same in Python's ``re``
+and in ECMA-262 (unanchored, ``\\uXXXX`` escapes), so the compiler checks fixed values with them too."""
 _TEXTUAL = frozenset({"string"})
 
 
@@ -40,9 +43,7 @@ def wire_limited(
     for name, style in styles.items():
         separator = SEPARATORS.get(str(style))
         if name in out and separator is not None and _types(out[name]) == {"array"}:
-            items = out[name].get("items")
-            if isinstance(items, dict | bool):
-                out[name] = {**out[name], "items": _excluding(items, separator)}
+            out[name] = {**out[name], "items": _excluding(out[name].get("items", True), separator)}
     if out == properties:
         return schema
     return {**schema, "properties": out}
@@ -56,7 +57,8 @@ def _types(node: Any) -> set[str] | None:
     return {declared} if isinstance(declared, str) else {t for t in declared if isinstance(t, str)}
 
 
-def _may_be_text(node: Any) -> bool:
+def _may_need(node: Any, fine: Callable[[str], bool]) -> bool:
+    """Whether ``node`` allows a string that is not ``fine`` (its type and fixed values say otherwise)."""
     if node is False:
         return False
     types = _types(node)
@@ -64,14 +66,18 @@ def _may_be_text(node: Any) -> bool:
         return False
     if isinstance(node, dict):
         fixed = node["enum"] if isinstance(node.get("enum"), list) else [node["const"]] if "const" in node else None
-        if fixed is not None and not any(isinstance(v, str) for v in fixed):
+        if fixed is not None and all(fine(v) for v in fixed if isinstance(v, str)):
             return False
     return True
 
 
+def _fine_segment(text: str) -> bool:
+    return text not in ("", ".", "..") and re.search(SEGMENT_FORBIDDEN, text) is None
+
+
 def _segment(node: Any) -> Any:
     """A path argument: at least one character, not a dot segment, no separator or control character."""
-    if not _may_be_text(node):
+    if not _may_need(node, _fine_segment):
         return node
     base: dict[str, Any] = dict(node) if isinstance(node, dict) else {}
     low = base.get("minLength")
@@ -82,18 +88,19 @@ def _segment(node: Any) -> Any:
 
 def _excluding(node: Any, forbidden: str) -> Any:
     """``node``, whose strings may not hold a character matching ``forbidden``."""
-    if not _may_be_text(node):
+    if not _may_need(node, lambda text: re.search(forbidden, text) is None):
         return node
     base: dict[str, Any] = dict(node) if isinstance(node, dict) else {}
     return _not(base, {"type": "string", "pattern": forbidden})
 
 
-def _each(node: Any, limit: Any) -> Any:
+def _each(node: Any, limit: Callable[[Any], Any]) -> Any:
     """``limit`` applied to ``node``, and to its items when it is a list (a header list is joined)."""
     types = _types(node)
-    if types is not None and "array" in types and isinstance(node.get("items"), dict | bool):
-        node = {**node, "items": limit(node["items"])}
+    if types is not None and "array" in types:
+        node = {**node, "items": limit(node.get("items", True))}
     return limit(node)
+
 
 
 def _not(base: dict[str, Any], excluded: dict[str, Any]) -> dict[str, Any]:
