@@ -54,7 +54,9 @@ def _types(node: Any) -> set[str] | None:
     if not isinstance(node, dict) or "type" not in node:
         return None
     declared = node["type"]
-    return {declared} if isinstance(declared, str) else {t for t in declared if isinstance(t, str)}
+    if isinstance(declared, str):
+        return {declared}
+    return {t for t in declared if isinstance(t, str)} if isinstance(declared, list) else None
 
 
 def _may_need(node: Any, fine: Callable[[str], bool]) -> bool:
