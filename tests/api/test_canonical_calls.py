@@ -135,7 +135,8 @@ def test_a_booking_composed_with_fetch_url_gets_the_operations_identity(
     call["function"]["arguments"] = json.dumps({**json.loads(call["function"]["arguments"]),
                                                "body": json.dumps(by_hand, separators=(",", ":"))})  # fmt: skip
     (again,) = run_with(client, acme, turn_id, provider, [call])
-    assert again["replayed"] is True and again["body"] == booked["body"]
+    # the model reads the body parsed; the API answers it exactly
+    assert again["replayed"] is True and again["body"] == json.loads(booked["body"])
     assert len(house.house.bookings()) == 1
 
 

@@ -15,6 +15,7 @@ OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ANTHROPIC_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ANTHROPIC_PROPERTY = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
 GEMINI_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
+GEMINI_ARGUMENT = re.compile(r"^[a-zA-Z0-9_]{1,64}\Z")
 BEDROCK_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
@@ -160,14 +161,34 @@ def _gemini(declaration: dict[str, Any], where: str) -> list[str]:
         if GEMINI_NAME.match(declaration.get("name", ""))
         else [f"{where}: name {declaration.get('name')!r}"]
     )
-    if set(declaration) - {"name", "description", "parameters"}:
+    if set(declaration) - {"name", "description", "parameters", "parametersJsonSchema"}:
         found.append(f"{where}: unexpected keys")
-    if "parameters" in declaration:
-        parameters = declaration["parameters"]
-        if not isinstance(parameters, dict) or parameters.get("type") != "object":
-            found.append(f"{where}: parameters must be an object schema")
-        found += _gemini_schema(parameters, f"{where}.parameters")
+    if "parameters" in declaration and "parametersJsonSchema" in declaration:
+        found.append(f"{where}: parameters and parametersJsonSchema are mutually exclusive")
+    for key in ("parameters", "parametersJsonSchema"):
+        if key in declaration:
+            parameters = declaration[key]
+            if not isinstance(parameters, dict) or parameters.get("type") != "object":
+                found.append(f"{where}: {key} must be an object schema")
+                continue
+            found += [
+                f"{where}.{key}: argument name {name!r}"
+                for name in parameters.get("properties") or {}
+                if not GEMINI_ARGUMENT.match(name)
+            ]
+            found += [f"{where}.{key}: an empty string among enum values" for _ in _empty_enum_values(parameters)]
+            if key == "parameters":
+                found += _gemini_schema(parameters, f"{where}.parameters")
     return found
+
+
+def _empty_enum_values(node: Any) -> list[Any]:
+    if isinstance(node, list):
+        return [hit for item in node for hit in _empty_enum_values(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node] if isinstance(node.get("enum"), list) and "" in node["enum"] else []
+    return own + [hit for value in node.values() for hit in _empty_enum_values(value)]
 
 
 def _gemini_schema(node: Any, where: str) -> list[str]:

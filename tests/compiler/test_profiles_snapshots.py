@@ -112,6 +112,10 @@ def _optional(path: str) -> dict[str, str]:
     return {"path": path, "change": "optional: now required and nullable (null leaves it out)"}
 
 
+def _removed(path: str, why: str) -> dict[str, str]:
+    return {"path": path, "change": f"{path.rsplit('/', 1)[1]!r} removed: {why}"}
+
+
 def _gemini_closed() -> dict[str, Any]:
     return {
         "status": "adapted",
@@ -134,13 +138,30 @@ def test_the_compiled_hollowbrook_release_carries_the_real_compatibility_report(
             "openai-strict": {
                 **ok,
                 NAME: {"status": "adapted", "changes": [_optional("/parameters/properties/note")]},
+                "hollowbrook_cancel_booking": {
+                    "status": "adapted",
+                    "changes": [
+                        _removed("/parameters/properties/booking_id/minLength", "strict mode does not support it"),
+                        _removed("/parameters/properties/booking_id/not", "strict mode does not support it"),
+                    ],
+                },
                 "hollowbrook_list_rooms": {
                     "status": "adapted",
                     "changes": [_optional("/parameters/properties/min_guests")],
                 },
             },
             "anthropic": ok,
-            "gemini": {f"hollowbrook_{n}": _gemini_closed() for n in names},
+            "gemini": {
+                **{f"hollowbrook_{n}": _gemini_closed() for n in names},
+                # the path segment's limits (the compiler publishes them) are kept by the guest alone
+                "hollowbrook_cancel_booking": {
+                    "status": "adapted",
+                    "changes": [
+                        _removed("/parameters/properties/booking_id/not", "Gemini's schema has no such field"),
+                        *_gemini_closed()["changes"],
+                    ],
+                },
+            },
             "bedrock": ok,
             "mcp": ok,
         }
@@ -230,7 +251,9 @@ def test_strict_mode_rewrites_unions_consts_optionals_and_refused_keywords() -> 
 
 
 def test_gemini_turns_nulls_into_nullable_and_moves_what_it_refuses_into_descriptions() -> None:
-    adaptation = adapt(HARD_TOOL, "gemini")
+    # without the free-form `parent`, which sends the tool as JSON Schema (test_gemini_quirks.py)
+    properties = {k: v for k, v in HARD["properties"].items() if k != "parent"}
+    adaptation = adapt({**HARD_TOOL, "parameters": {**HARD, "properties": properties}}, "gemini")
     assert adaptation.tool == {
         "name": "zoo_adopt",
         "description": "Adopt a pet.",
@@ -273,7 +296,7 @@ def test_gemini_turns_nulls_into_nullable_and_moves_what_it_refuses_into_descrip
             "required": ["pet", "code"],
         },
     }
-    assert "/parameters/properties/parent" in [c["path"] for c in adaptation.changes]
+    assert "/parameters/properties/size/enum" in [c["path"] for c in adaptation.changes]
 
 
 def test_a_required_argument_a_provider_cannot_express_refuses_the_tool_there_only() -> None:
@@ -287,7 +310,8 @@ def test_a_required_argument_a_provider_cannot_express_refuses_the_tool_there_on
         },
     }
     assert adapt(tool, "openai-strict").status == "refused"
-    assert adapt(tool, "gemini").status == "refused"
+    # Gemini takes it whole as JSON Schema (parametersJsonSchema) rather than refuse it
+    assert adapt(tool, "gemini").tool == {"name": "shop_tag", "description": "Tag.", "parametersJsonSchema": tool["parameters"]}
     assert {adapt(tool, p).status for p in ("openai", "anthropic", "bedrock", "mcp")} == {"ok"}
 
 
@@ -326,10 +350,13 @@ def test_a_recursive_type_cut_to_an_object_is_left_out_where_optional() -> None:
         "description": "Tree.",
         "parameters": {"type": "object", "properties": {"node": node}, "required": ["node"]},
     }
-    for profile in ("openai-strict", "gemini"):
-        adaptation = adapt(tool, profile)
-        assert adaptation.status == "adapted"
-        assert "/parameters/properties/node/properties/parent" in [c["path"] for c in adaptation.changes]
+    adaptation = adapt(tool, "openai-strict")
+    assert adaptation.status == "adapted"
+    assert "/parameters/properties/node/properties/parent" in [c["path"] for c in adaptation.changes]
+    # Gemini's Schema subset would leave it out too, so the tool goes as JSON Schema, whole
+    gemini = adapt(tool, "gemini")
+    assert gemini.tool is not None and gemini.tool["parametersJsonSchema"] == tool["parameters"]
+    assert "/parameters/properties/node/properties/parent" in gemini.changes[0]["change"]
 
 
 def test_a_long_description_is_truncated_for_openai_with_a_note() -> None:

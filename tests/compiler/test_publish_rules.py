@@ -31,6 +31,14 @@ def test_hollowbrook_compiles_clean() -> None:
     assert ops["charge"]["approval"]["matches"] == "POST /charges"
 
 
+# a path argument as the compiler publishes it: what translation can put in one segment
+PATH_SEGMENT = {
+    "type": "string",
+    "minLength": 1,
+    "not": {"anyOf": [{"enum": [".", ".."]}, {"type": "string", "pattern": "[/\\\\\\u0000-\\u001f\\u007f]"}]},
+}
+
+
 def test_flat_lists_become_one_schema(make_package: PackageFactory) -> None:
     pkg = make_package(
         {
@@ -55,7 +63,7 @@ def test_flat_lists_become_one_schema(make_package: PackageFactory) -> None:
     assert op["schema"] == {
         "type": "object",
         "properties": {
-            "cart_id": {"type": "string"},
+            "cart_id": PATH_SEGMENT,
             "dry_run": {"type": "boolean"},
             "tags": {"type": "array", "items": {"type": "integer"}},
             "sku": {"type": "string"},
@@ -268,7 +276,7 @@ def test_schema_form_path_parameters_join_the_schema_as_required(make_package: P
     )
     op = compiled_ops(pkg)["get"]
     assert op["schema"]["required"] == ["pet_id", "toy"]
-    assert op["schema"]["properties"]["toy"] == {"type": "string"}
+    assert op["schema"]["properties"]["toy"] == PATH_SEGMENT
     assert op["schema"]["properties"]["pet_id"] == {"type": "integer", "description": "The pet."}
     assert [(a["name"], a["in"]) for a in op["arguments"]] == [("pet_id", "path"), ("toy", "path"), ("limit", "query")]
 

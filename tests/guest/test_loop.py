@@ -50,7 +50,8 @@ def test_a_booking_is_load_tools_and_one_call(hollowbrook: dict[str, Any], guest
         "tool",
         "assistant",
     ]
-    assert json.loads(turn["messages"][4]["content"]) == booked
+    # the model reads the JSON body as part of the answer, not quoted inside it
+    assert json.loads(turn["messages"][4]["content"]) == {"status": 201, "headers": {}, "body": {"id": "b-1"}}
     assert turn["messages"][4]["tool_call_id"] == "c2"
     assert len(guest.host.requests) == 1
     first, second = model.requests[0], model.requests[1]
@@ -90,3 +91,39 @@ def test_the_callers_system_text_follows_the_guests(hollowbrook: dict[str, Any],
     turn = json.loads(guest.runner.run_turn(json.dumps({"prompt": "hi", "system": "Answer in French."})))
     assert turn["final"] == "hello"
     assert model.requests[0]["system"].endswith("Answer in French.")
+
+
+def test_tool_messages_carry_the_parsed_body_and_the_headers_that_matter(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
+    model = ScriptedModel(
+        [
+            call("c1", "hollowbrook_create_booking", BOOKING),
+            call("c2", "hollowbrook_create_booking", BOOKING),
+            {"content": "Done.", "tool_calls": []},
+        ]
+    )
+    answers = iter(
+        [
+            {
+                "status": 201,
+                "headers": {
+                    "Date": "Tue, 01 Dec 2026 18:00:00 GMT",
+                    "Server": "nginx",
+                    "Content-Type": "application/json; charset=utf-8",
+                    "Content-Length": "13",
+                    "Location": "/bookings/b-1",
+                    "X-RateLimit-Remaining": "9",
+                },
+                "body": '{"id": "b-1"}',
+            },
+            {"status": 429, "headers": {"retry-after": "30", "content-type": "text/plain"}, "body": "slow down"},
+        ]
+    )
+    guest = guest_of([hollowbrook], fetch=lambda request: next(answers), complete=model)
+    turn = json.loads(guest.runner.run_turn(json.dumps({"prompt": "Book twice."})))
+    results = [json.loads(m["content"]) for m in turn["messages"] if m["role"] == "tool"]
+    assert results == [
+        {"status": 201, "headers": {"Location": "/bookings/b-1", "X-RateLimit-Remaining": "9"}, "body": {"id": "b-1"}},
+        {"status": 429, "headers": {"retry-after": "30", "content-type": "text/plain"}, "body": "slow down"},
+    ]

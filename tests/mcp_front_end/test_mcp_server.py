@@ -108,7 +108,7 @@ async def in_memory(turn: BoundTurn) -> AsyncIterator[Client]:
 
 
 def answer(result: types.CallToolResult) -> dict[str, Any]:
-    """The guest's JSON: always the last text block (a notice may come first)."""
+    """The answer's JSON (a JSON body parsed): always the last text block (a notice may come first)."""
     last = result.content[-1]
     assert isinstance(last, types.TextContent)
     decoded: dict[str, Any] = json.loads(last.text)
@@ -142,7 +142,7 @@ def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_
         async with in_memory(turn) as client:
             booked = await client.call_tool("hollowbrook_create_booking", BOOKING)
             resent = await client.call_tool("hollowbrook_create_booking", BOOKING)
-            booking_id = json.loads(answer(booked)["body"])["booking_id"]
+            booking_id = answer(booked)["body"]["booking_id"]
             charge = {"booking_id": booking_id, "amount_cents": 19000, "description": "two nights"}
             held = await client.call_tool("hollowbrook_charge", charge)
             turn.gateway.approvals.decide(TENANT, answer(held)["error"]["approval_id"], approve=True, by="test")
@@ -153,7 +153,10 @@ def test_a_booking_is_one_call_a_resend_takes_no_second_room_and_a_charge_waits_
     assert (booked.is_error, answer(booked)["status"]) == (False, 201)
     assert answer(resent)["replayed"] is True and not resent.is_error
     (booking,) = house.house.bookings()
-    assert json.loads(answer(resent)["body"])["booking_id"] == booking["booking_id"]
+    assert answer(resent)["body"]["booking_id"] == booking["booking_id"]
+    # the JSON body is structured content itself, and what the model has no use for is left out
+    assert isinstance(booked.structured_content, dict) and booked.structured_content["body"]["booking_id"]
+    assert not {"date", "server", "content-length", "content-type"} & {h.lower() for h in answer(booked)["headers"]}
 
     assert held.is_error and answer(held)["error"]["code"] == "approval-required"
     notice = held.content[0]
@@ -283,7 +286,7 @@ def test_over_stdio_the_command_lists_the_tools_and_books_a_room(
     assert {tool.name: hints(tool) for tool in tools} == ANNOTATIONS
     assert (booked.is_error, answer(booked)["status"]) == (False, 201)
     (booking,) = house.house.bookings()
-    assert json.loads(answer(booked)["body"])["booking_id"] == booking["booking_id"]
+    assert answer(booked)["body"]["booking_id"] == booking["booking_id"]
 
 
 def test_over_stdio_a_terminated_server_stops_at_once_with_status_0(env: dict[str, str]) -> None:

@@ -113,7 +113,7 @@ def tools(
     """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.compiler import neutral_tool
-    from skillhouse.compiler.profiles import ProfileError, provider_tools
+    from skillhouse.compiler.profiles import ProfileError, listing_problem, provider_tools
 
     document = _release_document(path)
     definitions = [neutral_tool(op) for op in document["operations"]]
@@ -134,6 +134,9 @@ def tools(
     for name, verdict in report.items():
         if verdict["status"] == "refused":
             err.print(f"[yellow]{name} left out for {provider}: {verdict['reason']}[/yellow]")
+    too_many = None if deferred else listing_problem(provider, len(listing))
+    if too_many is not None:
+        err.print(f"[yellow]{provider}: {too_many}[/yellow]")
     print(json.dumps(listing, indent=2, ensure_ascii=False))
 
 

@@ -16,6 +16,7 @@ from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
 from skillhouse.compiler.forms import flat_form, raw_body, schema_form
 from skillhouse.compiler.model import ENCODINGS, QUERY_STYLES, Argument, Location, OperationDecl
 from skillhouse.compiler.urls import check_url, gate_matches, path_of
+from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -123,6 +124,8 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
             ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter", "operation", "style", arg)
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
+    # the published schema says what the wire can carry, so a schema-valid call is never refused
+    schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles)
 
     identity = name_list(ctx, op, "identity", check_names=False)
     for index, (name, _) in enumerate(identity):

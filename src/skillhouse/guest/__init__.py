@@ -7,6 +7,7 @@ host functions of :class:`Host`.
 from skillhouse.guest.catalogue import BoundSkill, Catalogue
 from skillhouse.guest.guest import Guest
 from skillhouse.guest.host import Host
+from skillhouse.guest.results import model_result
 from skillhouse.guest.translation import InvalidArguments, build_request, translate
 from skillhouse.guest.validation import Violation, validate
 
@@ -18,6 +19,7 @@ __all__ = [
     "InvalidArguments",
     "Violation",
     "build_request",
+    "model_result",
     "translate",
     "validate",
 ]

@@ -9,7 +9,9 @@ The answer::
     {"final": str | null, "stopped": "answer" | "step-limit" | "model-error" | "bad-request",
      "steps": int, "messages": [<the whole transcript>], "error": {...}?}
 
-Messages are the neutral ones of ``host.complete`` (see :mod:`skillhouse.guest.host`).
+Messages are the neutral ones of ``host.complete`` (see :mod:`skillhouse.guest.host`). A tool message's
+content is the tool's answer as a model reads it (:func:`skillhouse.guest.results.model_result`): a
+response's JSON body parsed into the answer, not quoted inside it, and its transport headers left out.
 
 Standard library only: this runs inside the WebAssembly guest.
 """
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 from skillhouse.guest.catalogue import Catalogue
 from skillhouse.guest.depth import nesting_depth
 from skillhouse.guest.host import Host
+from skillhouse.guest.results import model_text
 
 
 class TurnGuest(Protocol):
@@ -131,7 +134,7 @@ def run_turn(guest: TurnGuest, request_text: str) -> dict[str, Any]:
                 if isinstance(arguments, str)
                 else guest.call(name, arguments or {})
             )
-            messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": model_text(result)})
     return _stopped(messages, max_steps, "step-limit", None)
 
 

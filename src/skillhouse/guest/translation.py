@@ -4,7 +4,7 @@ The rules (README.md, "How a call travels"): path parameters fill whole segments
 (everything but unreserved characters, so ``? # %``, spaces and non-ASCII are encoded) with ``.``,
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
 them encoded in a path: servers disagree on them); query parameters in declaration order, lists
-repeated unless a ``style`` says otherwise; numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
+repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator); numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
 has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
 ``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
 gives the same bytes (the gateway's approval commitment is over those bytes).
@@ -54,7 +54,11 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
     try:
         violations = validate(operation["schema"], arguments)
         if isinstance(arguments, dict):
-            violations += _path_violations(operation, arguments)
+            # the wire's reason replaces the schema's for the same value (the schema publishes the
+            # same limit, ``compiler/wire_limits.py``, as minLength or a pattern)
+            wire = _wire_violations(operation, arguments)
+            flagged = {v.path for v in wire}
+            violations = [v for v in violations if v.path not in flagged] + wire
         if _floats_in(arguments) == _NON_FINITE:
             violations += _non_finite(arguments, "$")
     except RecursionError:
@@ -110,7 +114,7 @@ def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str,
     return {"method": method, "url": url, "headers": headers, "body": body}
 
 
-def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> list[Violation]:
+def _wire_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> list[Violation]:
     out: list[Violation] = []
     for argument in operation["arguments"]:
         value = arguments.get(argument["name"])
@@ -122,6 +126,17 @@ def _path_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> li
                         json_path("$", argument["name"]),
                         "invalid-path-segment",
                         "a value other than '', '.' or '..', without '/', '\\' or control characters",
+                    )
+                )
+        elif argument["in"] == "query" and isinstance(value, list):
+            separator = _STYLE_SEPARATOR.get(argument.get("style") or "")
+            if separator is not None and any(isinstance(v, str) and separator in v for v in value):
+                # the server splits the joined list on the separator, whatever its encoding
+                out.append(
+                    Violation(
+                        json_path("$", argument["name"]),
+                        "separator-in-item",
+                        f"items without {separator!r}, which separates them on the wire",
                     )
                 )
         elif argument["in"] == "header":

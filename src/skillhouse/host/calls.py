@@ -7,6 +7,9 @@ and id and the release documents it bound. The answer is exactly the guest's JSO
 response (``replayed`` when the gateway answered from an idempotency key), a refusal of the
 arguments, or the gateway's refusal or signal (``approval-required`` with its id, ``approval-denied``).
 
+Front ends that hand the answer to a model (the MCP server) show it through :func:`model_result`: the
+JSON body parsed, transport headers left out; the API answers the exact answer.
+
 A call runs in a warm guest from :data:`RUNNER_POOL` (see :mod:`skillhouse.host.runner_pool`),
 checked out by that call alone, so concurrent calls of one turn never share a guest; everything that
 must agree between concurrent calls (idempotency keys, approvals) is the gateway's, in the store.
@@ -20,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
+from skillhouse.guest import model_result
 from skillhouse.host.runner import GuestRunner, make_runner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
@@ -40,6 +44,8 @@ def _runner(host: TurnHost, guest: str) -> GuestRunner:
     except Exception as exc:  # an unknown kind, or a wasm component that cannot be built or loaded
         raise GuestUnavailable(guest, str(exc)) from None
 
+
+__all__ = ["RUNNER_POOL", "GuestUnavailable", "model_result", "run_agent", "run_call"]
 
 RUNNER_POOL = RunnerPool(_runner)
 """The warm guests :func:`run_call` runs in, shared by every front end in this process."""

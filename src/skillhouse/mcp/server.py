@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from skillhouse.gateway import Gateway
-from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.host.calls import GuestUnavailable, model_result, run_call
 from skillhouse.registry.turns import OFFERED_EAGER, Turn
 
 PROFILE = "mcp"
@@ -119,7 +119,8 @@ class TurnTools:
                               dict(arguments or {}), guest=self.guest)
         except GuestUnavailable as exc:  # the server's failure, not the call's: the API answers 503
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
-        return call_result(outcome_of(answer))
+        # what the model reads: the JSON body as structured content, without transport headers
+        return call_result(outcome_of(model_result(answer)))
 
     def _no_tool(self, name: str) -> str:
         owners = self._by_short.get(name, [])
@@ -131,7 +132,8 @@ class TurnTools:
 
 
 def call_result(outcome: Outcome) -> types.CallToolResult:
-    """The notice (if any), then the exact JSON the guest answered; the same JSON as structured content."""
+    """The notice (if any), then the answer's JSON text; the same answer as structured content (a
+    response's JSON body is part of it, parsed: ``structuredContent.body`` is the document itself)."""
     blocks = [types.TextContent(text=outcome.notice)] if outcome.notice else []
     blocks.append(types.TextContent(text=json.dumps(outcome.answer, ensure_ascii=False)))
     return types.CallToolResult(content=list(blocks), structured_content=outcome.answer, is_error=outcome.is_error)

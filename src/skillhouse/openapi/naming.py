@@ -2,8 +2,9 @@
 
 Operation names come from ``operationId`` or, where it is missing, from method and path; they are
 sanitized, capped at 64 characters and deduplicated deterministically (spec order, case-insensitively,
-since files on some systems are). Argument names keep the wire name where providers accept it and
-otherwise get a readable stand-in (``include[]`` -> ``include``, ``StartTime<`` -> ``StartTime_lt``).
+since files on some systems are). Argument names keep the wire name where every provider accepts it
+(letters, digits and underscores: Gemini takes no ``-`` or ``.``) and otherwise get a readable stand-in
+(``include[]`` -> ``include``, ``StartTime<`` -> ``StartTime_lt``, ``X-Request-Id`` -> ``X_Request_Id``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from skillhouse.compiler.naming import cap
 
-ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 _SYMBOLS = {"<": "_lt", ">": "_gt", "=": "_eq", "!": "_not", "+": "_plus", "*": "_any", "@": "_at", "$": "_"}
 _RUN = re.compile(r"[^A-Za-z0-9_-]+")
 RESERVED_STEMS = frozenset({"skill"})
@@ -53,9 +54,9 @@ class StemRegistry:
 
 def argument_name(wire: str) -> str:
     """An argument name providers accept for wire name ``wire``."""
-    if ARGUMENT_NAME.match(wire):
+    if ARGUMENT_NAME.fullmatch(wire):
         return wire
-    return cap(_clean(wire) or "value")
+    return cap(re.sub(r"_{2,}", "_", _clean(wire).replace("-", "_")).strip("_") or "value")
 
 
 def unique_argument(name: str, location: str, taken: set[str]) -> str:

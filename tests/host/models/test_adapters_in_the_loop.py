@@ -71,7 +71,7 @@ def test_a_chat_completions_model_books_a_room_with_load_tools_and_one_call(
     assert "hollowbrook_create_booking" in [t["function"]["name"] for t in second["tools"]]
     result = third["messages"][-1]
     assert (result["role"], result["tool_call_id"]) == ("tool", "c2")
-    assert json.loads(json.loads(result["content"])["body"])["booking_id"] == booking["booking_id"]
+    assert json.loads(result["content"])["body"]["booking_id"] == booking["booking_id"]
 
 
 def test_an_anthropic_model_with_deferred_loading_calls_a_deferred_operation_directly(

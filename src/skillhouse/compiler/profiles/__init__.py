@@ -72,13 +72,31 @@ def provider_tools(
 
 
 def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per profile and tool: ``ok``, ``adapted`` (with what changed and where) or ``refused`` (with why)."""
-    return {
-        "profiles": {
-            profile: {str(tool["name"]): adapt(tool, profile).report() for tool in tools}
-            for profile in PROFILES
-        }
+    """Per profile and tool: ``ok``, ``adapted`` (with what changed and where) or ``refused`` (with why).
+
+    ``listings`` (present only when one is) names the profiles whose whole tool list breaks a limit of
+    its own, such as OpenAI's 128 tools per request, with the reason and what to do instead.
+    """
+    profiles = {
+        profile: {str(tool["name"]): adapt(tool, profile).report() for tool in tools} for profile in PROFILES
     }
+    report: dict[str, Any] = {"profiles": profiles}
+    listings: dict[str, Any] = {}
+    for profile in PROFILES:
+        offered = sum(1 for verdict in profiles[profile].values() if verdict["status"] != "refused")
+        problem = listing_problem(profile, offered)
+        if problem is not None:
+            listings[profile] = {"tools": offered, "problem": problem}
+    if listings:
+        report["listings"] = listings
+    return report
+
+
+def listing_problem(profile: str, count: int) -> str | None:
+    """Why ``count`` tools cannot be listed at once to ``profile`` without deferral, or ``None``."""
+    if profile in ("openai", "openai-strict"):
+        return openai.listing_problem(count)
+    return None
 
 
 def _wire(tools: Sequence[dict[str, Any]], profile: str, shape: str) -> list[dict[str, Any]]:
@@ -111,6 +129,7 @@ __all__ = [
     "ProfileError",
     "adapt",
     "compatibility_report",
+    "listing_problem",
     "neutral_arguments",
     "provider_tools",
 ]

@@ -12,7 +12,14 @@ Limits relied on, from the Gemini API reference (ai.google.dev/api/caching#Funct
   ``additionalProperties``, ``const``, ``oneOf``, ``allOf``, type arrays or exclusive bounds;
 - ``format`` on the Gemini Developer API: ``enum`` or ``date-time`` for strings, ``int32``/``int64``
   for integers, ``float``/``double`` for numbers; others fail the request;
-- an ``OBJECT`` needs non-empty ``properties``; a function without arguments leaves ``parameters`` out.
+- an ``OBJECT`` needs non-empty ``properties``; a function without arguments leaves ``parameters`` out;
+- an empty string among ``enum`` values fails the whole request, not only the tool;
+- ``parametersJsonSchema`` (exclusive with ``parameters``) takes the arguments as JSON Schema. It is
+  used for a tool the ``Schema`` subset would lose part of (a free-form object such as a Kubernetes
+  PATCH body, a value of any type), so such a tool is offered whole instead of refused or cut;
+- argument (top-level property) names: letters, digits and underscores. A skill maps any other wire
+  name to such an argument with ``names:``, as the wizard does (nested property names are sent as
+  the API spells them).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
+    Refused,
     Rewrite,
     ToolRules,
     Unexpressible,
@@ -32,6 +40,8 @@ from skillhouse.compiler.profiles.adaptation import (
 from skillhouse.compiler.profiles.objects import normalize, rewrite_properties, rewrite_root, type_list
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*"), name_max=64)
+ARGUMENT_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+JSON_SCHEMA_FORM = "parametersJsonSchema"
 KEYWORDS = frozenset(
     {
         "type", "format", "title", "description", "nullable", "enum", "properties", "required",
@@ -135,6 +145,16 @@ def _enum(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -> 
     values = list(node["enum"]) if isinstance(node["enum"], list) else []
     has_null = None in values
     values = [v for v in values if v is not None]
+    if "" in values:
+        values = [v for v in values if v != ""]
+        _note(out, 'The empty string "" is also accepted.')
+        rw.change(
+            pointer(path, "enum"),
+            "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
+        )
+        if not values:
+            out.setdefault("type", "string")
+            return has_null
     if all(isinstance(v, str) for v in values) and values:
         out["enum"] = values
         out.setdefault("type", "string")
@@ -165,11 +185,60 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def declaration_parameters(rw: Rewrite, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """Which declaration field carries the arguments, and its value: ``parameters`` in the ``Schema``
+    subset when it holds the whole tool, else ``parametersJsonSchema`` with the declared schema."""
+    for name in schema.get("properties") or {}:
+        if not ARGUMENT_NAME.fullmatch(name):
+            raise Refused(
+                f"argument name {name!r} is not letters, digits and underscores, as Gemini requires; "
+                f"rename the argument and map it with names: {{new_name: {name!r}}} (the wire name stays)"
+            )
+    trial = Rewrite()
+    try:
+        subset = gemini_parameters(trial, schema)
+        lost = next((c for c in trial.changes if "left out" in c["change"]), None)
+    except Refused as refused:
+        subset, lost = None, {"path": "/parameters", "change": refused.reason}
+    if lost is None:
+        rw.changes.extend(trial.changes)
+        return "parameters", subset
+    rw.change(
+        "/parameters",
+        f"sent as {JSON_SCHEMA_FORM} (JSON Schema, whole): Gemini's Schema subset would lose "
+        f"{lost['path']} ({lost['change']})",
+    )
+    return JSON_SCHEMA_FORM, _without_empty_enum_values(rw, schema, "/parameters")
+
+
+def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
+    """``node`` with ``""`` taken out of every enum (into the description), as in the ``Schema`` form."""
+    if isinstance(node, list):
+        return [_without_empty_enum_values(rw, item, f"{path}/{index}") for index, item in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _without_empty_enum_values(rw, value, pointer(path, key)) for key, value in node.items()}
+    values = node.get("enum")
+    if isinstance(values, list) and "" in values:
+        kept = [v for v in values if v != ""]
+        if kept:
+            out["enum"] = kept
+        else:
+            del out["enum"]
+        _note(out, 'The empty string "" is also accepted.')
+        rw.change(
+            pointer(path, "enum"),
+            "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
+        )
+    return out
+
+
 def adapt(tool: dict[str, Any]) -> Adaptation:
     def wire(name: str, description: str, parameters: Any, neutral: dict[str, Any]) -> dict[str, Any]:
         declaration: dict[str, Any] = {"name": name, "description": description}
-        if parameters is not None:
-            declaration["parameters"] = parameters
+        field, value = parameters
+        if value is not None:
+            declaration[field] = value
         return declaration
 
-    return adapt_with("gemini", tool, RULES, gemini_parameters, wire)
+    return adapt_with("gemini", tool, RULES, declaration_parameters, wire)

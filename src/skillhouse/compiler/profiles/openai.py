@@ -9,6 +9,9 @@ developers.openai.com/api/docs/guides/function-calling and /tools-tool-search):
 - Chat Completions: ``{"type": "function", "function": {name, description, parameters, strict?}}``;
   Responses: ``{"type": "function", name, description, parameters, strict}`` where ``strict``
   defaults to true, so the plain profile says ``false`` explicitly;
+- at most 128 tools in one request (``tools``: "A max of 128 functions are supported"); a longer
+  listing is flagged in the compatibility report (:func:`listing_problem`), and the deferred form
+  (tool search) is the way to offer more;
 - tool search (Responses API, gpt-5.4 and later): a ``{"type": "tool_search"}`` tool plus
   ``defer_loading: true`` on the functions to defer; the model still sees a deferred function's name
   and description, its parameters load when searched.
@@ -23,6 +26,7 @@ from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt
 from skillhouse.compiler.profiles.strict import strict_schema
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
+MAX_TOOLS = 128
 SHAPES = ("chat", "responses")
 TOOL_SEARCH: dict[str, Any] = {"type": "tool_search"}
 
@@ -45,3 +49,14 @@ def adapt(tool: dict[str, Any], *, strict: bool, shape: str) -> Adaptation:
 def deferred(eager: list[dict[str, Any]], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The Responses tool list with native tool search: eager tools loaded, operations deferred."""
     return [dict(TOOL_SEARCH), *eager, *({**tool, "defer_loading": True} for tool in operations)]
+
+
+def listing_problem(count: int) -> str | None:
+    """Why a listing of ``count`` tools cannot be sent to OpenAI as it is, or ``None`` when it can."""
+    if count <= MAX_TOOLS:
+        return None
+    return (
+        f"{count} tools in one listing; OpenAI accepts at most {MAX_TOOLS} per request. Offer them in the "
+        "deferred form (tool search, Responses API: skillhouse tools --provider openai --deferred), or "
+        "bind fewer skills to a turn"
+    )

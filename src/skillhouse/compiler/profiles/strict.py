@@ -53,7 +53,11 @@ def strict_schema(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` rewritten for strict mode; raises :class:`Refused` where meaning cannot survive."""
     if "anyOf" in schema or "oneOf" in schema:
         raise Refused("strict mode needs an object root, not a union of schemas")
-    out = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path, depth))
+    try:
+        out = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path, depth))
+    except Refused as refused:
+        # strict mode's own limit, not the tool's: say where the tool can go instead
+        raise Refused(f"{refused.reason}; an inherent limit of strict mode: the openai profile offers this tool") from None
     _check_sizes(out)
     return dict(out)
 

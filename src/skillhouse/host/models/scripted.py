@@ -41,9 +41,10 @@ class Transcript:
         return results[-1]
 
     def response_body(self, tool: str, index: int = -1) -> Any:
-        """The decoded JSON body of a response ``tool`` got (``fetch_url``'s ``{"status", "body"}``)."""
+        """The JSON body of a response ``tool`` got (``{"status", "headers", "body"}``; the loop has parsed
+        a JSON body already, a text one is decoded here when it holds JSON)."""
         results = self.results(tool)
-        with_body = [r for r in results if isinstance(r, dict) and isinstance(r.get("body"), str)]
+        with_body = [r for r in results if isinstance(r, dict) and isinstance(r.get("status"), int) and "body" in r]
         if not with_body:
             raise LookupError(f"no call to {tool} has had a response with a body yet")
         return _decoded(with_body[index]["body"])
