@@ -62,8 +62,8 @@ operations:
     description: List the pets of the shop's account, newest first.
     arguments:
       account: {pin: acme}
-      api-version: {pin: "2024-01"}
-      X-Tenant: {pin: blue}
+      api_version: {pin: "2024-01"}
+      X_Tenant: {pin: blue}
       limit: {default: 20, description: How many pets to return.}
   createPet:
     arguments:
@@ -110,8 +110,8 @@ def test_an_overlay_renames_describes_pins_defaults_gates_and_hides() -> None:
         "file": "shop/curation.yaml",
         "changes": {
             "pets": ["renamed from 'listPets'", "description replaced", 'argument \'account\' pinned to "acme" and removed from the tool',
-                     'argument \'api-version\' pinned to "2024-01" and removed from the tool',
-                     'argument \'X-Tenant\' pinned to "blue" and removed from the tool',
+                     'argument \'api_version\' pinned to "2024-01" and removed from the tool',
+                     'argument \'X_Tenant\' pinned to "blue" and removed from the tool',
                      "argument 'limit' described", "argument 'limit' defaults to 20"],
             "createPet": ['argument \'account\' pinned to "acme" and removed from the tool',
                           'argument \'species\' pinned to "cat" (kept as const: body fields are sent from the call)'],
@@ -158,7 +158,7 @@ def test_problems_are_located_in_the_overlay_and_recorded_for_the_check() -> Non
             arguments:
               limit: {default: 500}
               sort: {description: Order.}
-              api-version: {pin: "2025-01"}
+              api_version: {pin: "2025-01"}
               account: {default: acme}
           deletePet:
             hide: true
@@ -182,7 +182,7 @@ def test_problems_are_located_in_the_overlay_and_recorded_for_the_check() -> Non
     assert messages[5] == ("operations.listPets.arguments.limit: default 500 is not allowed by the argument's schema: "
                            "500 is greater than the maximum of 100")  # fmt: skip
     assert messages[6] == ("operations.listPets.arguments.sort: the operation has no argument 'sort'; "
-                           "its arguments: X-Tenant, account, api-version, limit")  # fmt: skip
+                           "its arguments: X_Tenant, account, api_version, limit")  # fmt: skip
     assert messages[9].startswith("operations.deletePet: the spec has no operation 'deletePet'")
     record = json.loads(result.files["curation.applied.json"])
     assert sorted(p["line"] for p in record["problems"]) == [3, 5, 6, 7, 8, 9, 11]
@@ -312,7 +312,7 @@ PIN_SPEC = openapi({"/accounts/{account}/items": {"get": {"operationId": "listIt
 @given(account=st.text(max_size=12), kind=st.text(max_size=12), tenant=st.text(max_size=12))
 def test_a_pinned_call_is_the_request_of_the_same_call_with_the_argument_given(account: str, kind: str, tenant: str) -> None:
     _, plain = imported(PIN_SPEC, name="shop")
-    given_all = {"account": account, "filter_kind": kind, "X-Tenant": tenant}
+    given_all = {"account": account, "filter_kind": kind, "X_Tenant": tenant}
     try:
         expected = build_request(plain["listItems"], given_all)
     except InvalidArguments:
@@ -354,7 +354,7 @@ def test_an_operation_may_take_the_name_of_a_hidden_one() -> None:
     assert ops["resetEverything"]["method"] == "GET" and "account" not in ops["resetEverything"]["schema"]["properties"]
     record = {op["operationId"]: op for op in json.loads(result.files["curation.applied.json"])["operations"]}
     assert record["listPets"]["file"] == "resetEverything.md"
-    assert record["listPets"]["arguments"] == ["account", "limit", "api-version", "X-Tenant"]
+    assert record["listPets"]["arguments"] == ["account", "limit", "api_version", "X_Tenant"]
     assert record["resetEverything"]["file"] is None
 
 
