@@ -36,6 +36,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from skillhouse.errors import RunFailure
+
 ROOT = Path(__file__).resolve().parents[2]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 WORK = ROOT / ".data" / "demo"
@@ -45,8 +47,10 @@ PROMPT = "Book a double room at Hollowbrook for Ada Lovelace from 1 to 3 June 20
 console = Console(highlight=False)
 
 
-class DemoFailed(Exception):
-    """A step of the demo did not do what it should; the message says which."""
+class DemoFailed(RunFailure):
+    """A step of the demo did not do what it should (``demo-failed``); the message says which."""
+
+    code = "demo-failed"
 
 
 def _free_port() -> int:

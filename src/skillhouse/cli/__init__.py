@@ -128,7 +128,7 @@ def tools(
     try:
         listing = provider_tools(definitions, provider, deferred=deferred, shape=shape, eager=eager)
     except ProfileError as problem:
-        err.print(f"[red]{problem}[/red]")
+        err.print(f"[red]error: {problem.code}: {problem.message}[/red]")
         raise typer.Exit(2) from None
     report = document["compatibility"]["profiles"].get(provider, {})
     for name, verdict in report.items():
@@ -225,7 +225,8 @@ def import_openapi_command(
                 progress=progress.operations,
             )  # fmt: skip
     except (SpecError, OSError) as exc:
-        print(f"{spec}: cannot import: {exc}", file=sys.stderr)
+        code = exc.code if isinstance(exc, SpecError) else "unreadable-spec"
+        print(f"error: {code}: {spec}: cannot import: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)

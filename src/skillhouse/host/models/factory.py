@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from skillhouse.errors import Unavailable
 from skillhouse.host.models.anthropic_messages import DEFAULT_BASE_URL as ANTHROPIC_URL
 from skillhouse.host.models.anthropic_messages import AnthropicMessagesModel
 from skillhouse.host.models.base import DEFAULT_TIMEOUT, ChatModel
@@ -22,8 +23,13 @@ from skillhouse.host.models.openai_chat import OpenAIChatModel
 from skillhouse.host.models.plans import scripted_model
 
 
-class ModelConfigError(ValueError):
-    """``SKILLHOUSE_MODEL`` or its companions name no model this build can reach."""
+class ModelConfigError(Unavailable, ValueError):
+    """``SKILLHOUSE_MODEL`` or its companions name no model this build can reach (``model-unavailable``).
+
+    The deployment's setting, not the caller's request, is wrong: an operator fixes the variable the
+    message names. (A ``ValueError`` too: settings parsers catch it with their other bad values.)"""
+
+    code = "model-unavailable"
 
 
 def model_from_spec(spec: str, env: Mapping[str, str] | None = None) -> ChatModel:
