@@ -46,6 +46,7 @@ FAMILY_STATUS: dict[type[SkillhouseError], int] = {
     Unavailable: 503,
     RunFailure: 500,
     Signal: 503,  # "not yet": come back later (guest-building, with Retry-After)
+    SkillhouseError: 500,  # a module base raised as itself: nothing should, so it is the server's fault
 }
 """The status of each family; the nearest family in an error's class hierarchy decides."""
 
@@ -54,7 +55,8 @@ CODE_STATUS: dict[str, int] = {
     "approval-not-found": 404,
     "approval-not-pending": 409,
     "approval-expired": 409,
-    "credential-not-found": 404,
+    # the tenant's own share of upstream connections is taken: this deployment's limit, not the upstream's failure
+    "tenant-busy": 503,
     # the HTTP layer's own and the console's
     "not-found": 404,
     "capability-not-declared": 501,
@@ -71,9 +73,14 @@ CODE_STATUS: dict[str, int] = {
 
 def status_for(error: SkillhouseError) -> int:
     """The HTTP status ``error`` is answered with: its code's (:data:`CODE_STATUS`), else its family's."""
-    if error.code in CODE_STATUS:
-        return CODE_STATUS[error.code]
-    return next(FAMILY_STATUS[kind] for kind in type(error).__mro__ if kind in FAMILY_STATUS)
+    return status_of(type(error), error.code)
+
+
+def status_of(kind: type[SkillhouseError], code: str) -> int:
+    """The status of an error of class ``kind`` carrying ``code`` (:func:`status_for` without an instance)."""
+    if code in CODE_STATUS:
+        return CODE_STATUS[code]
+    return next(FAMILY_STATUS[base] for base in kind.__mro__ if base in FAMILY_STATUS)
 
 
 def _headers_for(error: SkillhouseError) -> dict[str, str] | None:

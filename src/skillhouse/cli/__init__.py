@@ -300,7 +300,7 @@ def build_guest(
         try:
             built = ensure_component(cache_dir=cache_dir, progress=status.update)
         except GuestBuildError as exc:
-            print(f"guest build failed ({exc.code}): {exc.message}", file=sys.stderr)
+            print(f"error: {exc.code}: the guest build failed: {exc.message}", file=sys.stderr)
             raise typer.Exit(1) from None
     if built.built:
         err.print(f"built in {built.build_seconds:.1f} s, compiled in {built.compile_seconds:.1f} s")

@@ -16,7 +16,7 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     ├── IdempotencyMismatch           ``idempotency-mismatch``: same identity, different payload
     ├── KeyNotFound, KeyNotUnresolved ``idempotency-key-not-found`` (NotFoundError),
     │                                 ``idempotency-key-not-unresolved`` (ConflictError): clearing a key
-    ├── CredentialError               ``invalid-credential``, ``credential-not-found``, set time: ``invalid-origin``,
+    ├── CredentialError               ``invalid-credential``, ``credential-not-sendable``, set time: ``invalid-origin``,
     │                                 ``origin-scheme-refused``, ``http-needs-opt-in``, ``allow-http-mismatch``,
     │                                 ``secret-not-sendable``, ``secret-too-long``
     │ RunFailure: the request may be fine
@@ -133,7 +133,7 @@ class IdempotencyMismatch(GatewayError, CallerError):
 class UpstreamUnresolved(GatewayError, ExternalFailure):
     """The request may have reached the upstream and its outcome is unknown (``cause``); its key turns
     unresolved and the gateway never resends it. Check the upstream (did it act?), then clear the key
-    (``DELETE /v1/keys/{key}``) to let the identical request run again."""
+    (``DELETE /v1/idempotency-keys/{key}``) to let the identical request run again."""
 
     code = "upstream-unresolved"
 
@@ -152,7 +152,8 @@ class UpstreamFailed(GatewayError, ExternalFailure):
 
 
 class CredentialError(GatewayError, CallerError):
-    """A credential binding that is wrong (set time: ``field`` says which) or missing (``credential-not-found``)."""
+    """A credential binding that is wrong: refused when set (``field`` says which), or a stored one that cannot
+    be sent (``credential-not-sendable``)."""
 
     code = "invalid-credential"
 
