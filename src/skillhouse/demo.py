@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from skillhouse.errors import RunFailure
 from skillhouse.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,8 +48,10 @@ PROMPT = "Book a double room at Hollowbrook for Ada Lovelace from 1 to 3 June 20
 console = Console(highlight=False)
 
 
-class DemoFailed(Exception):
-    """A step of the demo did not do what it should; the message says which."""
+class DemoFailed(RunFailure):
+    """A step of the demo did not do what it should (``demo-failed``); the message says which."""
+
+    code = "demo-failed"
 
 
 def _free_port() -> int:

@@ -5,8 +5,8 @@ response is sent, so a failed commit is an error response, never a false success
 if the route raises.
 
 Who may call a route is said once, in its signature: ``RunDep``, ``ApproveDep`` or ``AdminDep``
-authenticates the bearer token (401 when missing, malformed, unknown or revoked), checks its scope
-(403 ``insufficient-scope``) and names the tenant. Every API route takes exactly one of them; a test
+authenticates the bearer token (``TokenRejected``: 401 when missing, malformed, unknown or revoked),
+checks its scope (``InsufficientScope``: 403) and names the tenant; ``api/errors.py`` answers both. Every API route takes exactly one of them; a test
 walks the app's routes and fails on one that takes none. ``TenantDep`` is ``AdminDep``: a route
 written without thinking about scopes is for admins only rather than open to every token.
 """
@@ -19,9 +19,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from skillhouse.api.errors import ApiError
 from skillhouse.registry.tokens import (
-    InsufficientScope,
     Scope,
     Tenant,
     TokenRejected,
@@ -32,7 +30,6 @@ from skillhouse.settings import Settings
 from skillhouse.store import Database, Session
 
 _bearer = HTTPBearer(auto_error=False, description="An API token: `Authorization: Bearer skh_...`.")
-_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
 def get_settings(request: Request) -> Settings:
@@ -62,14 +59,11 @@ def current_tenant(
 ) -> Tenant:
     header = request.headers.get("authorization")
     if header is None:
-        raise ApiError(401, "missing-token", "this route needs `Authorization: Bearer skh_...`", _CHALLENGE)
+        raise TokenRejected("missing-token", "this route needs `Authorization: Bearer skh_...`")
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise ApiError(401, "malformed-token", "the Authorization header must be `Bearer skh_...`", _CHALLENGE)
+        raise TokenRejected("malformed-token", "the Authorization header must be `Bearer skh_...`")
     with database.transaction() as session:
-        try:
-            return authenticate(session, credentials.credentials)
-        except TokenRejected as exc:
-            raise ApiError(401, exc.code, exc.message, _CHALLENGE) from exc
+        return authenticate(session, credentials.credentials)
 
 
 class ScopeRequired:
@@ -79,12 +73,7 @@ class ScopeRequired:
         self.minimum = minimum
 
     def __call__(self, tenant: Annotated[Tenant, Depends(current_tenant)]) -> Tenant:
-        try:
-            require_scope(tenant.scope, self.minimum)
-        except InsufficientScope as exc:
-            # RFC 6750's challenge for a token that is valid but not enough
-            challenge = {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{self.minimum}"'}
-            raise ApiError(403, exc.code, exc.message, challenge) from None
+        require_scope(tenant.scope, self.minimum)  # InsufficientScope: 403 with its challenge (api/errors.py)
         return tenant
 
     def __repr__(self) -> str:

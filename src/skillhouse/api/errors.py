@@ -1,8 +1,12 @@
-"""Error bodies and the mapping from registry errors (and bad requests) to HTTP status codes.
+"""The one HTTP mapping: every :class:`~skillhouse.errors.SkillhouseError` to a status and the one error body.
 
 Every error answer has one shape, ``{"error": {"code", "message", "problems": [...]}}``, so a client
-can always find what went wrong and where. Request validation failures become 422 with every
-problem's path; nothing that a client sends can produce a 500.
+can always find what went wrong and where. A route never translates an error itself: what the
+registry, the gateway, the host or a dependency raises reaches :func:`install_error_handlers`, which
+answers the status of its family (:data:`FAMILY_STATUS`) unless its code says otherwise
+(:data:`CODE_STATUS`). Request validation failures become 422 with every problem's path; nothing
+that a client sends can produce a 500. The console answers the same statuses as HTML pages
+(:func:`status_for`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,86 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from skillhouse.registry.errors import Conflict, Invalid, NotFound, RegistryError
+from skillhouse.errors import (
+    CallerError,
+    ConflictError,
+    ExternalFailure,
+    Forbidden,
+    NotFoundError,
+    RunFailure,
+    Signal,
+    SkillhouseError,
+    Unauthenticated,
+    Unavailable,
+)
+from skillhouse.gateway.errors import GatewayError
+from skillhouse.host.guest_state import GuestNotReady
+from skillhouse.registry.errors import RegistryError, problem
+from skillhouse.registry.tokens import InsufficientScope
+
+FAMILY_STATUS: dict[type[SkillhouseError], int] = {
+    Unauthenticated: 401,
+    Forbidden: 403,
+    NotFoundError: 404,
+    ConflictError: 409,
+    CallerError: 422,
+    ExternalFailure: 502,
+    Unavailable: 503,
+    RunFailure: 500,
+    Signal: 503,  # "not yet": come back later (guest-building, with Retry-After)
+    SkillhouseError: 500,  # a module base raised as itself: nothing should, so it is the server's fault
+}
+"""The status of each family; the nearest family in an error's class hierarchy decides."""
+
+CODE_STATUS: dict[str, int] = {
+    # one class, several statuses: an approval that does not exist, or one decided or expired
+    "approval-not-found": 404,
+    "approval-not-pending": 409,
+    "approval-expired": 409,
+    # the tenant's own share of upstream connections is taken: this deployment's limit, not the upstream's failure
+    "tenant-busy": 503,
+    # the HTTP layer's own and the console's
+    "not-found": 404,
+    "capability-not-declared": 501,
+    "csrf-refused": 403,
+    "form-too-large": 413,
+    "unknown-profile": 404,
+    "tool-not-found": 404,
+    # signals that are part of an answer rather than an error answer; listed so that every code has a status
+    "approval-required": 202,
+    "sign-in-required": 401,
+}
+"""Codes whose status is not their family's."""
+
+
+def status_for(error: SkillhouseError) -> int:
+    """The HTTP status ``error`` is answered with: its code's (:data:`CODE_STATUS`), else its family's."""
+    return status_of(type(error), error.code)
+
+
+def status_of(kind: type[SkillhouseError], code: str) -> int:
+    """The status of an error of class ``kind`` carrying ``code`` (:func:`status_for` without an instance)."""
+    if code in CODE_STATUS:
+        return CODE_STATUS[code]
+    return next(FAMILY_STATUS[base] for base in kind.__mro__ if base in FAMILY_STATUS)
+
+
+def _headers_for(error: SkillhouseError) -> dict[str, str] | None:
+    if isinstance(error, InsufficientScope):
+        # RFC 6750's challenge for a token that is valid but not enough
+        return {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{error.needed}"'}
+    if isinstance(error, Unauthenticated):
+        return {"WWW-Authenticate": "Bearer"}
+    if isinstance(error, GuestNotReady) and error.retry_after is not None:
+        return {"Retry-After": str(error.retry_after)}
+    return None
+
+
+def _problems_of(error: SkillhouseError) -> list[dict[str, Any]]:
+    if isinstance(error, RegistryError):
+        return error.problems
+    field = error.details.get("field") if isinstance(error, GatewayError) else None
+    return [problem(str(field), error.code, error.message)] if field else []
 
 
 class Problem(BaseModel):
@@ -40,15 +123,9 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-class ApiError(Exception):
-    """An error only the HTTP layer knows (authentication, not implemented); carries its status."""
-
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = headers
+class ApiError(CallerError):
+    """An error only the HTTP layer knows (``capability-not-declared``, a body that is valid JSON but asks
+    for nothing); its status comes from :data:`CODE_STATUS` or its family like every other error's."""
 
 
 def error_response(status: int, code: str, message: str, problems: list[dict[str, Any]] | None = None,
@@ -95,16 +172,11 @@ def _validation_problems(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Map registry errors, API errors and validation failures to the one error shape."""
-    statuses: dict[type[RegistryError], int] = {NotFound: 404, Conflict: 409, Invalid: 422}
+    """Map every skillhouse error and validation failure to the one error shape, in this one place."""
 
-    @app.exception_handler(RegistryError)
-    async def registry_error(_request: Request, exc: RegistryError) -> JSONResponse:
-        return error_response(statuses.get(type(exc), 422), exc.code, exc.message, exc.problems)
-
-    @app.exception_handler(ApiError)
-    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    @app.exception_handler(SkillhouseError)
+    async def skillhouse_error(_request: Request, exc: SkillhouseError) -> JSONResponse:
+        return error_response(status_for(exc), exc.code, exc.message, _problems_of(exc), _headers_for(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

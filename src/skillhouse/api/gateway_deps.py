@@ -1,9 +1,10 @@
-"""What the gateway's routes share: the app's one gateway, and its refusals as API errors.
+"""What the gateway's routes share: the app's one gateway, and the error statuses their OpenAPI lists.
 
 The gateway is built once per app from the settings (:func:`skillhouse.gateway.make_gateway`) on
-first use, so an app that never runs a call never needs ``SKILLHOUSE_SECRET_KEY``. Its errors map to
-the API's one error shape: a field problem is 422 with its path, an unknown approval or binding 404,
-a decision that came too late 409, a deployment without a usable secret key 503.
+first use, so an app that never runs a call never needs ``SKILLHOUSE_SECRET_KEY``. Its errors reach
+the API's one mapping (``api/errors.py``) as they are: a field problem is 422 with its path, an
+unknown approval or binding 404, a decision that came too late 409, a deployment without a usable
+secret key 503.
 """
 
 from __future__ import annotations
@@ -13,15 +14,10 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from skillhouse.api.errors import ApiError, ErrorBody, error_responses
-from skillhouse.gateway import Gateway, GatewayError, make_gateway
-from skillhouse.registry.errors import Conflict, Invalid, NotFound, RegistryError, problem
+from skillhouse.api.errors import ErrorBody, error_responses
+from skillhouse.gateway import Gateway, make_gateway
 
 _BUILDING = threading.Lock()
-_UNAVAILABLE = {"secret-key-missing", "secret-key-invalid", "credential-undecryptable", "guest-unavailable",
-                "upstream-ca-invalid"}
-_NOT_FOUND = {"approval-not-found", "credential-not-found"}
-_CONFLICT = {"approval-not-pending", "approval-expired"}
 
 
 def get_gateway(request: Request) -> Gateway:
@@ -32,28 +28,12 @@ def get_gateway(request: Request) -> Gateway:
         with _BUILDING:
             gateway = getattr(state, "gateway", None)
             if gateway is None:
-                try:
-                    gateway = make_gateway(state.settings, state.database)
-                except GatewayError as exc:
-                    raise api_error(exc) from None
+                gateway = make_gateway(state.settings, state.database)  # GatewayUnavailable: 503
                 state.gateway = gateway
     return gateway
 
 
 GatewayDep = Annotated[Gateway, Depends(get_gateway)]
-
-
-def api_error(exc: GatewayError) -> RegistryError | ApiError:
-    """The API error for a gateway refusal (raise it)."""
-    if exc.code in _UNAVAILABLE:
-        return ApiError(503, exc.code, exc.message)
-    if exc.code in _NOT_FOUND:
-        return NotFound(exc.code, exc.message)
-    if exc.code in _CONFLICT:
-        return Conflict(exc.code, exc.message)
-    field = exc.details.get("field")
-    problems = [problem(str(field), exc.code, exc.message)] if field else []
-    return Invalid(exc.code, exc.message, problems)
 
 
 def gateway_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

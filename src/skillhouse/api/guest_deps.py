@@ -11,8 +11,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from skillhouse.api.errors import ApiError
-from skillhouse.host.guest_state import GuestNotReady, GuestState
+from skillhouse.host.guest_state import GuestState
 
 
 def get_guest(request: Request) -> GuestState:
@@ -26,9 +25,6 @@ GuestDep = Annotated[GuestState, Depends(get_guest)]
 
 
 def require_guest(guest: GuestState) -> None:
-    """Return when calls can run in ``guest``; else raise the 503 that says when to come back or why not."""
-    try:
-        guest.require()
-    except GuestNotReady as exc:
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-        raise ApiError(503, exc.code, exc.message, headers) from None
+    """Return when calls can run in ``guest``; else raise :class:`~skillhouse.host.guest_state.GuestNotReady`,
+    answered 503 with ``Retry-After`` while it is building (``api/errors.py``)."""
+    guest.require()

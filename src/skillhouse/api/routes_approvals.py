@@ -16,8 +16,8 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from skillhouse.api.deps import ApproveDep, RunDep
-from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
-from skillhouse.gateway import Approval, GatewayError
+from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.gateway import Approval
 from skillhouse.registry.tokens import Tenant
 
 router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
@@ -63,17 +63,11 @@ def list_approvals(
 @router.get("/{approval_id}", responses=gateway_responses(404))
 def get_approval(approval_id: ApprovalId, tenant: RunDep, gateway: GatewayDep) -> ApprovalOut:
     """One approval: the exact request it holds, its commitment, state and expiry."""
-    try:
-        return _out(gateway.approvals.get(tenant.id, approval_id))
-    except GatewayError as exc:
-        raise api_error(exc) from None
+    return _out(gateway.approvals.get(tenant.id, approval_id))
 
 
 def _decide(gateway: GatewayDep, tenant: Tenant, approval_id: str, approve: bool) -> ApprovalOut:
-    try:
-        return _out(gateway.approvals.decide(tenant.id, approval_id, approve, by=f"api, token #{tenant.token_id}"))
-    except GatewayError as exc:
-        raise api_error(exc) from None
+    return _out(gateway.approvals.decide(tenant.id, approval_id, approve, by=f"api, token #{tenant.token_id}"))
 
 
 @router.post("/{approval_id}/approve", responses=gateway_responses(404, 409))

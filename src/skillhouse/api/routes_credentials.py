@@ -17,8 +17,8 @@ from fastapi import APIRouter, Path, Query, Response
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from skillhouse.api.deps import AdminDep, DatabaseDep
-from skillhouse.api.gateway_deps import GatewayDep, api_error, gateway_responses
-from skillhouse.gateway import Binding, GatewayError, tenant_rules
+from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
+from skillhouse.gateway import Binding, tenant_rules
 from skillhouse.registry.errors import NotFound
 
 router = APIRouter(prefix="/v1", tags=["credentials"])
@@ -99,10 +99,7 @@ def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -
 
     Refused with a code and the field: `invalid-origin`, `origin-scheme-refused`, `http-needs-opt-in`,
     `allow-http-mismatch`, `secret-not-sendable`, `secret-too-long`, `invalid-credential`."""
-    try:
-        return _out(gateway.credentials.put(tenant.id, body.origin, body.scheme, body.value, body.header, body.allow_http))
-    except GatewayError as exc:
-        raise api_error(exc) from None
+    return _out(gateway.credentials.put(tenant.id, body.origin, body.scheme, body.value, body.header, body.allow_http))
 
 
 @router.get("/credentials", responses=gateway_responses())
@@ -116,10 +113,7 @@ def list_credentials(tenant: AdminDep, gateway: GatewayDep) -> BindingList:
 def delete_credential(host: Host, header: HeaderName, tenant: AdminDep, gateway: GatewayDep,
                       origin_scheme: OriginScheme = "https") -> Response:  # fmt: skip
     """Remove a binding; the gateway stops injecting it at once. ``?origin_scheme=http`` names an http origin."""
-    try:
-        removed = gateway.credentials.delete(tenant.id, f"{origin_scheme}://{host}", header)
-    except GatewayError as exc:
-        raise api_error(exc) from None
+    removed = gateway.credentials.delete(tenant.id, f"{origin_scheme}://{host}", header)
     if not removed:
         raise NotFound("credential-not-found", f"no credential for {origin_scheme}://{host} ({header.lower()})")
     return Response(status_code=204)

@@ -17,8 +17,7 @@ from pydantic import BaseModel, Field
 
 from skillhouse.api.deps import ApproveDep, DatabaseDep, RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
-from skillhouse.gateway.key_review import Clearing, KeyNotFound, KeyNotUnresolved
-from skillhouse.registry.errors import Conflict, NotFound
+from skillhouse.gateway.key_review import Clearing
 from skillhouse.registry.tokens import Tenant, token_label
 
 router = APIRouter(prefix="/v1/idempotency-keys", tags=["idempotency keys"])
@@ -90,9 +89,4 @@ def list_clearings(
 def clear_key(key: Key, tenant: ApproveDep, gateway: GatewayDep, database: DatabaseDep) -> ClearingOut:
     """Clear an unresolved key after checking the upstream: the identical request may then run again
     (a person's decision, like an approval: ``approve`` scope)."""
-    try:
-        return _clearing(gateway.key_review.clear(tenant.id, key, clearing_actor(database, tenant)))
-    except KeyNotFound as exc:
-        raise NotFound(exc.code, exc.message) from None
-    except KeyNotUnresolved as exc:
-        raise Conflict(exc.code, exc.message) from None
+    return _clearing(gateway.key_review.clear(tenant.id, key, clearing_actor(database, tenant)))

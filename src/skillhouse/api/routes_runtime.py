@@ -22,7 +22,7 @@ from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
-from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.host.calls import run_call
 from skillhouse.registry import skill_specs, tool_specs
 from skillhouse.registry.builtin_releases import capability_operation
 from skillhouse.registry.errors import Invalid, problem
@@ -172,8 +172,8 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
     manifest = resolved.manifest
     found = capability_operation(manifest.provider, body.operation)
     if found is None:
-        raise ApiError(501, "capability-not-declared",
-                       f"{manifest.provider} capability {body.operation} has no declared HTTP operation yet")
+        raise ApiError(f"{manifest.provider} capability {body.operation} has no declared HTTP operation yet",
+                       code="capability-not-declared")
     release, operation = found
     only: frozenset[str] | None = None
     if body.secrets_ref is not None:
@@ -183,11 +183,8 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
     arguments = {name: str(value) if name in _path_names(operation) and type(value) is int else value
                  for name, value in body.arguments.items()}
     require_guest(guest)
-    try:
-        answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, guest.kind,
-                          guest.pool, credential_headers=only)
-    except GuestUnavailable as exc:
-        raise ApiError(503, exc.code, str(exc)) from None
+    answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, guest.kind,
+                      guest.pool, credential_headers=only)
     out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]
                               version=resolved.version, manifest=manifest.model_dump())
     return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))

@@ -24,8 +24,8 @@ from skillhouse.api.deps import DatabaseDep, RunDep, SettingsDep
 from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
-from skillhouse.host.calls import GuestUnavailable, run_agent, run_call
-from skillhouse.host.models.factory import ModelConfigError, model_from_settings
+from skillhouse.host.calls import run_agent, run_call
+from skillhouse.host.models.factory import model_from_settings
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
 
 router = APIRouter(prefix="/v1/turns", tags=["turns"])
@@ -131,11 +131,7 @@ def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseD
         turn = load_turn(session, tenant.id, turn_id)
     turn.check_offered(body.tool)
     require_guest(guest)
-    try:
-        answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind,
-                          guest.pool)
-    except GuestUnavailable as exc:
-        raise ApiError(503, exc.code, str(exc)) from None
+    answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind, guest.pool)
     return CallAnswer.model_validate(answer)
 
 
@@ -172,18 +168,12 @@ def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep
     A deployment that names no model answers ``503 model-not-configured``; one whose model cannot be
     built, ``503 model-unavailable``."""
     if body.prompt is None and not body.messages:
-        raise ApiError(422, "invalid-request", "give a prompt or messages")
+        raise ApiError("give a prompt or messages", code="invalid-request")
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
-    try:
-        model = model_from_settings(settings)
-    except ModelConfigError as exc:
-        raise ApiError(503, exc.code, str(exc)) from None
+    model = model_from_settings(settings)  # ModelConfigError: 503 model-not-configured / model-unavailable
     request = body.model_dump(exclude_none=True)
     require_guest(guest)
-    try:
-        transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, guest.kind,
-                               guest.make_runner)
-    except GuestUnavailable as exc:
-        raise ApiError(503, exc.code, str(exc)) from None
+    transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, guest.kind,
+                           guest.make_runner)
     return RunOut.model_validate(transcript)

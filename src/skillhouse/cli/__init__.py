@@ -128,7 +128,7 @@ def tools(
     try:
         listing = provider_tools(definitions, provider, deferred=deferred, shape=shape, eager=eager)
     except ProfileError as problem:
-        err.print(f"[red]{problem}[/red]")
+        err.print(f"[red]error: {problem.code}: {problem.message}[/red]")
         raise typer.Exit(2) from None
     report = document["compatibility"]["profiles"].get(provider, {})
     for name, verdict in report.items():
@@ -235,7 +235,8 @@ def import_openapi_command(
                 progress=progress.operations, curation=curation,
             )  # fmt: skip
     except (SpecError, OSError) as exc:
-        print(f"{spec}: cannot import: {exc}", file=sys.stderr)
+        code = exc.code if isinstance(exc, SpecError) else "unreadable-spec"
+        print(f"error: {code}: {spec}: cannot import: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
@@ -314,7 +315,7 @@ def build_guest(
         try:
             built = ensure_component(cache_dir=cache_dir, progress=status.update)
         except GuestBuildError as exc:
-            print(f"guest build failed ({exc.code}): {exc.message}", file=sys.stderr)
+            print(f"error: {exc.code}: the guest build failed: {exc.message}", file=sys.stderr)
             raise typer.Exit(1) from None
     if built.built:
         err.print(f"built in {built.build_seconds:.1f} s, compiled in {built.compile_seconds:.1f} s")

@@ -4,7 +4,8 @@ The turn takes the path an API turn takes: :func:`skillhouse.registry.turns.bind
 releases the tenant sees and records the turn (profile ``mcp``) so approvals and the audit log name
 it; :func:`skillhouse.gateway.make_gateway` builds the gateway from the settings; and every call runs
 through :func:`skillhouse.host.calls.run_call` (see :mod:`skillhouse.mcp.server`). Every problem
-before serving is a :class:`BindError` with a stable code, which the command prints and exits 2 on:
+before serving is a :class:`~skillhouse.errors.SkillhouseError` with a stable code (a refusal of the
+turn is a :class:`BindError`), which the command prints as ``error: CODE: message`` and exits 2 on:
 never a traceback.
 """
 
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skillhouse.gateway import Gateway, GatewayError, make_gateway
+from skillhouse.errors import CallerError, SkillhouseError, Unavailable
+from skillhouse.gateway import Gateway, make_gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
 from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.registry.errors import RegistryError
@@ -32,17 +34,24 @@ PROFILE = "mcp"
 _PROBLEM_INDEX = re.compile(r"^skills\.(?P<index>\d+)")
 
 
-class BindError(Exception):
-    """The turn cannot be bound: ``code`` says why (``invalid-skill``, ``no-tenant``, ``invalid-turn``...).
+class BindError(CallerError):
+    """The turn cannot be bound as asked: ``code`` says why (``invalid-skill``, ``no-tenant``, ``invalid-guest``, or
+    the code of the registry's or the token's refusal it passes on: ``invalid-turn``, ``malformed-token``...).
 
     ``problems`` holds one line per problem when there are several things wrong at once.
     """
 
+    code = "invalid-turn"
+
     def __init__(self, code: str, message: str, problems: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
         self.problems = list(problems)
+
+
+class StoreUnavailable(Unavailable):
+    """The store cannot be opened (``database-unavailable``): a bad URL, an unreachable server, a failed migration."""
+
+    code = "database-unavailable"
 
 
 @dataclass
@@ -113,7 +122,7 @@ def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None
     try:
         database = open_database(settings.database_url)
     except Exception as exc:  # a bad URL, an unreachable server or a failed migration: all said the same way
-        raise BindError("database-unavailable", f"cannot open the store at {settings.database_url}: {exc}") from None
+        raise StoreUnavailable(f"cannot open the store at {settings.database_url}: {exc}") from None
     try:
         return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind)
     except BaseException:
@@ -122,10 +131,7 @@ def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None
 
 
 def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str) -> BoundTurn:
-    try:
-        gateway = make_gateway(settings, database)
-    except GatewayError as exc:
-        raise BindError(exc.code, exc.message) from None
+    gateway = make_gateway(settings, database)  # GatewayUnavailable: said by its code like the rest
     try:
         with database.transaction() as session:
             turn = bind_turn(session, tenant, wanted, PROFILE)
@@ -141,9 +147,9 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
         if kind == "wasm":
             _prepare_wasm_guest()
         run_call(gateway, turn.tenant, turn.id, turn.releases, "read_object", {"path": f"skill/{skill}"}, guest=kind)
-    except GuestUnavailable as exc:
+    except GuestUnavailable:
         gateway.close()
-        raise BindError(exc.code, f"{exc} (try --guest inprocess)") from None
+        raise
     return bound
 
 
@@ -184,9 +190,10 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         return 2
     try:
         turn = open_turn(settings, refs, tenant, settings.token, guest)
-    except BindError as exc:
-        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        for line in exc.problems:
+    except SkillhouseError as exc:
+        hint = " (try --guest inprocess)" if isinstance(exc, GuestUnavailable) else ""
+        print(f"error: {exc.code}: {exc.message}{hint}", file=sys.stderr)
+        for line in exc.problems if isinstance(exc, BindError) else ():
             print(f"  {line}", file=sys.stderr)
         return 2
     # SIGTERM ends the server the way Ctrl-C does, so the turn's gateway and store are closed (uvicorn

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from skillhouse.errors import CallerError
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -26,13 +28,13 @@ if TYPE_CHECKING:
 _CURATION = ("curation.yaml", "curation.applied.json")
 
 
-class OutRefused(Exception):
+class OutRefused(CallerError):
     """``--out`` cannot take the skill: ``code`` says why (``out-not-a-directory``, ``out-not-a-skill``)."""
 
+    code = "out-not-a-directory"
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
 
 
 def skill_directory(parent: Path, name: str) -> Path:

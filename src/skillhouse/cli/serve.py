@@ -21,6 +21,7 @@ import typer
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+from skillhouse.errors import Unavailable
 from skillhouse.gateway import Gateway, GatewayError, make_gateway
 from skillhouse.host import UnknownRunner
 from skillhouse.host.guest_state import GuestState, GuestStatus
@@ -31,8 +32,11 @@ from skillhouse.store.database import parse_database_url
 NEW_KEY = "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
 
 
-class BadConfiguration(Exception):
-    """A setting that keeps serve from starting; the message names the variable and what to do."""
+class BadConfiguration(Unavailable):
+    """A setting that keeps serve from starting (``bad-configuration``, or the code of the refusal it passes on:
+    ``secret-key-invalid``...); the message names the variable and what to do."""
+
+    code = "bad-configuration"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -69,7 +73,7 @@ def check_gateway(settings: Settings, database: Database) -> Gateway:
         return make_gateway(settings, database)
     except GatewayError as exc:
         advice = f"make one with {NEW_KEY}" if exc.code == "secret-key-invalid" else "fix it"
-        raise BadConfiguration(f"{exc.message}; {advice} or unset it") from None
+        raise BadConfiguration(f"{exc.message}; {advice} or unset it", code=exc.code) from None
 
 
 def _console_url(host: str, port: int) -> str:

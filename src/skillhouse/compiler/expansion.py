@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from skillhouse.errors import CallerError
+
 TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
 # Every JSON value takes at least one byte, so more nodes than the byte limit can never fit.
@@ -19,15 +21,24 @@ _NODE_BUDGET = SCHEMA_LIMIT * 2
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # made once: sizes are measured often
 
 
-class UnknownType(Exception):
+class UnknownType(CallerError):
+    """A ``$ref`` that names no shared type (``unknown-type``); ``ref`` is the reference, ``reason`` what to write."""
+
+    code = "unknown-type"
+
     def __init__(self, ref: str, reason: str) -> None:
+        super().__init__(reason)
         self.ref = ref
         self.reason = reason
-        super().__init__(reason)
 
 
-class TooLarge(Exception):
-    pass
+class TooLarge(CallerError):
+    """The expanded schema is over the size limit (``schema-too-large``); split the operation's arguments."""
+
+    code = "schema-too-large"
+
+    def __init__(self, message: str = f"the expanded schema is over {SCHEMA_LIMIT} bytes") -> None:
+        super().__init__(message)
 
 
 @dataclass

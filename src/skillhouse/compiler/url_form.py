@@ -14,6 +14,8 @@ Query: the same escape rules, nothing reordered.
 
 from __future__ import annotations
 
+from skillhouse.errors import CallerError
+
 UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _SUB_DELIMS = frozenset("!$&'()*+,;=")
 _PATH_RAW = (UNRESERVED | _SUB_DELIMS | frozenset(":@/%")) - {";"}
@@ -22,13 +24,15 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _SEPARATORS = (0x2F, 0x5C)
 
 
-class NotCanonical(ValueError):
-    """A path or query with no one canonical spelling; ``reason`` is a stable code."""
+class NotCanonical(CallerError, ValueError):
+    """A path or query with no one canonical spelling (``not-canonical``); ``reason`` is a stable code saying why.
+    The gateway refuses such a request as ``invalid-request`` with that ``reason``."""
+
+    code = "not-canonical"
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
-        self.message = message
 
 
 def refuse(reason: str, message: str) -> NotCanonical:

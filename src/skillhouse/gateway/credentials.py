@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 
 from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
 from skillhouse.gateway.egress import Target
-from skillhouse.gateway.errors import CredentialError
+from skillhouse.gateway.errors import CredentialError, GatewayUnavailable
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow
 from skillhouse.store.prepared import DriverTransaction, Prepared
@@ -112,7 +112,7 @@ class CredentialStore:
             try:
                 self._fernet = Fernet(secret_key.encode())
             except ValueError:
-                raise CredentialError(
+                raise GatewayUnavailable(
                     "SKILLHOUSE_SECRET_KEY must be 32 bytes in urlsafe base64 (Fernet.generate_key())",
                     code="secret-key-invalid",
                 ) from None
@@ -121,7 +121,7 @@ class CredentialStore:
 
     def _cipher(self) -> Fernet:
         if self._fernet is None:
-            raise CredentialError(
+            raise GatewayUnavailable(
                 "credentials need SKILLHOUSE_SECRET_KEY set (32 bytes, urlsafe base64)", code="secret-key-missing"
             )
         return self._fernet
@@ -206,7 +206,7 @@ class CredentialStore:
         try:
             value = self._cipher().decrypt(encrypted.encode()).decode()
         except InvalidToken:
-            raise CredentialError(
+            raise GatewayUnavailable(
                 f"a credential ({header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
                 code="credential-undecryptable",
             ) from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ssl
 
-from skillhouse.gateway.errors import GatewayError
+from skillhouse.gateway.errors import GatewayUnavailable
 from skillhouse.gateway.idempotency import KeyPolicy
 from skillhouse.gateway.pipeline import Gateway, GatewayConfig
 from skillhouse.gateway.upstream import PinnedTransport, UpstreamClient
@@ -46,7 +46,7 @@ def upstream_client(settings: Settings) -> UpstreamClient:
     try:
         context = ssl.create_default_context(cafile=str(settings.upstream_ca))
     except (OSError, ssl.SSLError) as exc:
-        raise GatewayError(f"SKILLHOUSE_UPSTREAM_CA {settings.upstream_ca} is not a readable PEM file of CA certificates "
+        raise GatewayUnavailable(f"SKILLHOUSE_UPSTREAM_CA {settings.upstream_ca} is not a readable PEM file of CA certificates "
                            f"({exc})", code="upstream-ca-invalid") from None
     return UpstreamClient(lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context),
                           max_response_bytes=size, deadline_seconds=deadline)

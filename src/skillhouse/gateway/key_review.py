@@ -18,16 +18,21 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select
 
+from skillhouse.errors import ConflictError, NotFoundError
 from skillhouse.gateway.errors import GatewayError
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow, KeyClearingRow
 
 
-class KeyNotFound(GatewayError):
+class KeyNotFound(GatewayError, NotFoundError):
+    """No such idempotency key for this tenant."""
+
     code = "idempotency-key-not-found"
 
 
-class KeyNotUnresolved(GatewayError):
+class KeyNotUnresolved(GatewayError, ConflictError):
+    """The key is not unresolved (running, done or cleared meanwhile), so there is nothing to clear."""
+
     code = "idempotency-key-not-unresolved"
 
 

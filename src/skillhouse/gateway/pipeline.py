@@ -41,6 +41,7 @@ from skillhouse.gateway.egress import (
 from skillhouse.gateway.errors import (
     ApprovalRequired,
     GatewayError,
+    GatewayFault,
     UpstreamFailed,
     UpstreamUnresolved,
 )
@@ -146,7 +147,7 @@ class Gateway:
             # the API. A key claimed for this request stays running and turns unresolved when its lease
             # ends, so the request is never resent. Only the type is logged: messages may carry SQL values.
             log.error("gateway failure deciding a request of tenant %s: %s", turn.tenant, type(exc).__name__)
-            return GatewayError(
+            return GatewayFault(
                 f"the gateway failed while deciding this request ({type(exc).__name__}); if it was sent, its "
                 "idempotency key turns unresolved and it is not resent automatically",
                 code="gateway-failure",

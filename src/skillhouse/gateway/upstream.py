@@ -38,6 +38,7 @@ import h11
 import httpcore
 import httpx
 
+from skillhouse.errors import ExternalFailure
 from skillhouse.gateway.egress import EgressDecision
 from skillhouse.gateway.upstream_wire import CURRENT, Attempt, PinnedBackend, PinnedTransport
 
@@ -72,30 +73,40 @@ _NOT_REACHED: tuple[type[BaseException], ...] = (
 _TIMEOUTS = (httpx.TimeoutException, httpcore.TimeoutException)
 
 
-class NotSent(Exception):
+class NotSent(ExternalFailure):
     """Nothing reached the upstream; ``code`` says why (``upstream-unreachable``, ``upstream-request-refused``,
-    ``upstream-deadline-exceeded``, ``tenant-busy``) and ``field`` where, when the request itself was at fault."""
+    ``upstream-deadline-exceeded``, ``tenant-busy``) and ``field`` where, when the request itself was at fault.
+    The gateway hands it on as :class:`~skillhouse.gateway.errors.UpstreamFailed` with ``sent: false``."""
+
+    code = "upstream-unreachable"
 
     def __init__(self, message: str, code: str = "upstream-unreachable", field: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.code, self.field = message, code, field
+        super().__init__(message, code=code)
+        self.field = field
 
 
-class MaybeSent(Exception):
+class MaybeSent(ExternalFailure):
     """The request may have reached the upstream; its outcome is unknown. ``cause``: ``deadline-exceeded``
-    or ``failed`` (connection lost, protocol error)."""
+    or ``failed`` (connection lost, protocol error). The gateway hands it on as ``upstream-unresolved``
+    when the request has an idempotency key, else as :class:`~skillhouse.gateway.errors.UpstreamFailed`
+    with ``sent: true``."""
+
+    code = "upstream-failed"
 
     def __init__(self, message: str, cause: str = "failed") -> None:
-        super().__init__(message)
-        self.message, self.cause = message, cause
+        super().__init__(message, code="upstream-deadline-exceeded" if cause == "deadline-exceeded" else None)
+        self.cause = cause
 
 
-class Withheld(Exception):
-    """The upstream answered with ``status``, but its answer is not handed on (``code`` says why)."""
+class Withheld(ExternalFailure):
+    """The upstream answered with ``status``, but its answer is not handed on (``code`` says why:
+    ``upstream-response-too-large``, ``upstream-encoding-refused``). The upstream acted."""
+
+    code = "upstream-response-too-large"
 
     def __init__(self, message: str, code: str, status: int) -> None:
-        super().__init__(message)
-        self.message, self.code, self.status = message, code, status
+        super().__init__(message, code=code)
+        self.status = status
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import math
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from skillhouse.errors import CallerError
 from skillhouse.guest.validation import Violation, json_path, validate
 
 NO_BODY = ("GET", "HEAD")
@@ -27,8 +28,11 @@ _STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
 _CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
 
 
-class InvalidArguments(Exception):
-    """The call cannot be sent; :attr:`violations` says every reason."""
+class InvalidArguments(CallerError):
+    """The call cannot be sent (``invalid-arguments``); :attr:`violations` says every reason, and nothing was sent.
+    The model fixes them all and calls again."""
+
+    code = "invalid-arguments"
 
     def __init__(self, violations: list[Violation]) -> None:
         super().__init__(f"{len(violations)} violation(s)")
@@ -38,7 +42,7 @@ class InvalidArguments(Exception):
         count = len(self.violations)
         return {
             "error": {
-                "code": "invalid-arguments",
+                "code": self.code,
                 "message": f"{tool} was not called: {count} problem{'s' if count != 1 else ''} with its arguments; "
                 "fix them all and call again",
                 "violations": [v.document() for v in self.violations],

@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from skillhouse.errors import Unavailable
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
 from skillhouse.guest import model_result
 from skillhouse.host.runner import GuestRunner, make_runner
@@ -29,12 +30,14 @@ from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
 
 
-class GuestUnavailable(RuntimeError):
-    """The guest runner of the requested kind cannot start here (``code`` says why)."""
+class GuestUnavailable(Unavailable):
+    """The guest runner of the requested kind cannot start here (``guest-unavailable``): an unknown kind, or a
+    wasm component that cannot be built or loaded. Nothing ran; an operator fixes the deployment's guest."""
+
+    code = "guest-unavailable"
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__(f"the {kind} guest runner cannot start: {reason}")
-        self.code = "guest-unavailable"
         self.kind = kind
 
 

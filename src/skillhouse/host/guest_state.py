@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skillhouse.errors import Signal, SkillhouseError, Unavailable
 from skillhouse.host.runner import RUNNER_KINDS, GuestRunner, InProcessRunner, UnknownRunner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
@@ -36,14 +37,34 @@ Load = Callable[[Progress], "LoadedComponent"]
 log = logging.getLogger("skillhouse.guest")
 
 
-class GuestNotReady(Exception):
-    """No call can run in the guest now: ``guest-building`` (with ``retry_after``) or ``guest-unavailable``."""
+class GuestNotReady(SkillhouseError):
+    """No call can run in the guest now; a module base, not a family: :class:`GuestBuilding` (come back
+    later) or :class:`GuestBuildFailed` (an operator must act)."""
+
+    code = "guest-unavailable"
 
     def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
         self.retry_after = retry_after
+
+
+class GuestBuilding(GuestNotReady, Signal):
+    """Not an error: the guest is still being built (``guest-building``); call again after ``retry_after`` seconds."""
+
+    code = "guest-building"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("guest-building", message, retry_after)
+
+
+class GuestBuildFailed(GuestNotReady, Unavailable):
+    """The guest could not be built (``guest-unavailable``); the message holds the build's error. Calls fail
+    until an operator fixes it and restarts (``skillhouse guest build`` shows the error again)."""
+
+    code = "guest-unavailable"
+
+    def __init__(self, message: str) -> None:
+        super().__init__("guest-unavailable", message)
 
 
 @dataclass(frozen=True)
@@ -128,10 +149,9 @@ class GuestState:
         if status.state == "ready":
             return
         if status.state == "failed":
-            raise GuestNotReady("guest-unavailable", f"the WebAssembly guest could not be built: {status.message}")
+            raise GuestBuildFailed(f"the WebAssembly guest could not be built: {status.message}")
         doing = status.stage or "reading the guest cache"
-        raise GuestNotReady(
-            "guest-building",
+        raise GuestBuilding(
             f"the WebAssembly guest is being prepared ({doing}; {status.elapsed_seconds:.0f} s so far); "
             f"calls run once it is ready: retry in {self.retry_after} s",
             self.retry_after,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from skillhouse.errors import CallerError
 from skillhouse.guest import Guest, Host
 
 RUNNER_KINDS = ("inprocess", "wasm")
@@ -46,8 +47,10 @@ class InProcessRunner:
         return self.guest.run_turn(request)
 
 
-class UnknownRunner(ValueError):
-    """A runner kind this build does not have."""
+class UnknownRunner(CallerError, ValueError):
+    """A runner kind this build does not have (``unknown-runner``); the message lists the kinds there are."""
+
+    code = "unknown-runner"
 
 
 def make_runner(host: Host, kind: str = "inprocess") -> GuestRunner:

@@ -35,6 +35,7 @@ from pathlib import Path
 import wasmtime
 from wasmtime.component import Component
 
+from skillhouse.errors import Unavailable
 from skillhouse.settings import Settings
 
 SOURCE_ROOT = Path(__file__).resolve().parents[1]  # the skillhouse package
@@ -48,29 +49,33 @@ ENGINE_CONFIG = "epoch_interruption=1"
 Progress = Callable[[str], None]
 
 
-class GuestBuildError(Exception):
-    """The component could not be built: ``code`` is ``builder-missing``, ``wit-missing`` or ``build-failed``."""
+class GuestBuildError(Unavailable):
+    """The component could not be built: ``code`` is ``builder-missing``, ``wit-missing`` or ``build-failed``;
+    the message holds the builder's own words. Fix the installation, then ``skillhouse guest build``."""
+
+    code = "build-failed"
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
 
 
 @dataclass(frozen=True)
 class GuestApp:
     """What goes into a component: the app module exporting the WIT world, and the packages it imports.
 
-    ``packages`` maps dotted package names to their source directories; their ``.py`` files are staged
-    under the dotted path (parents get empty ``__init__.py`` files), and the app module is staged at
-    the top level, so nothing else from the environment ends up in the component.
+    ``packages`` maps dotted package names to their source directories (or a module's name to its ``.py``
+    file); their ``.py`` files are staged under the dotted path (parents get empty ``__init__.py`` files),
+    and the app module is staged at the top level, so nothing else from the environment ends up in the
+    component.
     """
 
     module: Path
     packages: tuple[tuple[str, Path], ...] = ()
 
 
-AGENT_APP = GuestApp(AGENT_APP_MODULE, (("skillhouse.guest", SOURCE_ROOT / "guest"),))
+# the guest imports the error tree's root (stdlib only), so the component carries that one module too
+AGENT_APP = GuestApp(AGENT_APP_MODULE, (("skillhouse.guest", SOURCE_ROOT / "guest"),
+                                        ("skillhouse.errors", SOURCE_ROOT / "errors.py")))
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,9 @@ def staged_files(app: GuestApp) -> dict[str, bytes]:
         parts = dotted.split(".")
         for depth in range(1, len(parts)):
             files.setdefault("/".join([*parts[:depth], "__init__.py"]), b"")
+        if directory.is_file():  # a single module
+            files["/".join(parts) + ".py"] = directory.read_bytes()
+            continue
         for source in sorted(directory.rglob("*.py")):
             relative = source.relative_to(directory).as_posix()
             files["/".join([*parts, relative])] = source.read_bytes()

@@ -118,7 +118,7 @@ class TurnTools:
             answer = run_call(self.gateway, self.turn.tenant, self.turn.id, self.turn.releases, tool,
                               dict(arguments or {}), guest=self.guest)
         except GuestUnavailable as exc:  # the server's failure, not the call's: the API answers 503
-            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+            raise MCPError(types.INTERNAL_ERROR, f"{exc.code}: {exc.message}") from None
         # what the model reads: the JSON body as structured content, without transport headers
         return call_result(outcome_of(model_result(answer)))
 

@@ -15,13 +15,17 @@ from urllib.parse import unquote
 
 import yaml
 
+from skillhouse.errors import CallerError
 from skillhouse.openapi import yaml_events
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
 
 
-class SpecError(Exception):
-    """The spec itself cannot be read: the only failure that stops a whole import."""
+class SpecError(CallerError):
+    """The spec itself cannot be read (``invalid-spec``): the only failure that stops a whole import; the
+    message says where and what to do. An operation that cannot become a tool is skipped and reported instead."""
+
+    code = "invalid-spec"
 
 
 class _SpecLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]

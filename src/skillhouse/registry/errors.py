@@ -1,41 +1,50 @@
-"""The registry's errors, in three families the API maps to status codes (only ``api`` knows HTTP).
+"""The registry's errors: every one is the caller's mistake (a :class:`~skillhouse.errors.CallerError`).
 
 ::
 
     RegistryError                 code, message, problems
-    ├── NotFound                  no such row for this tenant (another tenant's row is "not found")
-    ├── Conflict                  the request contradicts stored state (published content, a transition)
+    ├── NotFound                  (NotFoundError) no such row for this tenant (another tenant's row is "not found")
+    ├── Conflict                  (ConflictError) the request contradicts stored state (published content, a transition)
     └── Invalid                   the input is wrong; ``problems`` says every what and where at once
 
 A problem is ``{"path", "code", "message"}`` for a field of a request body or
-``{"file", "line", "code", "message"}`` for a file of a skill package.
+``{"file", "line", "code", "message"}`` for a file of a skill package. Only ``api`` knows HTTP
+(``skillhouse.api.errors`` maps the families to statuses).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from skillhouse.errors import CallerError, ConflictError, NotFoundError
 
-class RegistryError(Exception):
+
+class RegistryError(CallerError):
     """Base of the registry's errors: a stable ``code``, a message for people, and problems."""
 
     def __init__(self, code: str, message: str, problems: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
         self.problems = problems or []
 
 
-class NotFound(RegistryError):
-    """The thing does not exist for this tenant."""
+class NotFound(RegistryError, NotFoundError):
+    """The thing does not exist for this tenant (``not-found``, ``release-gone``, ``token-not-found``...)."""
+
+    code = "not-found"
 
 
-class Conflict(RegistryError):
-    """The request contradicts what is stored (published content, a state transition)."""
+class Conflict(RegistryError, ConflictError):
+    """The request contradicts what is stored (``release-conflict``, ``invalid-transition``, ``concurrent-update``,
+    ``builtin-readonly``); read the stored state again before deciding what to send."""
+
+    code = "release-conflict"
 
 
 class Invalid(RegistryError):
-    """The input is wrong; every problem is listed with where it is."""
+    """The input is wrong (``invalid-request``, ``unknown-tool``, ``tool-not-offered``...); every problem is listed
+    with where it is."""
+
+    code = "invalid-request"
 
 
 def problem(path: str, code: str, message: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from skillhouse.errors import Forbidden, Unauthenticated
 from skillhouse.registry.errors import Invalid, NotFound, problem
 from skillhouse.registry.scopes import DEFAULT_SCOPE as DEFAULT_SCOPE  # re-exported: the API names them here
 from skillhouse.registry.scopes import SCOPES as SCOPES
@@ -64,17 +65,18 @@ class TokenInfo:
     revoked_at: dt.datetime | None
 
 
-class TokenRejected(Exception):
-    """A bearer secret that is malformed, unknown or revoked; ``code`` says which."""
+class TokenRejected(Unauthenticated):
+    """No usable bearer token; ``code`` says why: ``missing-token``, ``malformed-token``, ``unknown-token``
+    or ``revoked-token``. Send a valid token (``skillhouse tokens create``)."""
+
+    code = "unknown-token"
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
 
 
-class InsufficientScope(Exception):
-    """A valid token whose scope is below what the action needs (code ``insufficient-scope``)."""
+class InsufficientScope(Forbidden):
+    """A valid token whose scope is below what the action needs (code ``insufficient-scope``); ``needed`` names it."""
 
     code = "insufficient-scope"
 
@@ -83,7 +85,6 @@ class InsufficientScope(Exception):
                          f"create one with `skillhouse tokens create --tenant T --scope {needed}`")
         self.held = held
         self.needed = needed
-        self.message = str(self)
 
 
 def scope_allows(held: str, needed: Scope) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from skillhouse.errors import CallerError
+
 INVALID_FRONTMATTER: Final = "invalid-frontmatter"
 INVALID_SKILL_MANIFEST: Final = "invalid-skill-manifest"
 INVALID_OPERATION: Final = "invalid-operation"
@@ -65,8 +67,11 @@ class SkillError:
         return {"file": self.file, "line": self.line, "code": self.code, "message": self.message}
 
 
-class SkillPackageError(Exception):
-    """Raised by functions that cannot return a result because the package has errors."""
+class SkillPackageError(CallerError):
+    """Raised by functions that cannot return a result because the package has errors (``check-failed``);
+    :attr:`errors` lists every one with its file, line and code."""
+
+    code = "check-failed"
 
     def __init__(self, errors: list[SkillError]) -> None:
         self.errors = sorted(errors)

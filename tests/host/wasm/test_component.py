@@ -23,6 +23,7 @@ from skillhouse.host.wasm_build import (
     machine,
     make_engine,
     native_key,
+    staged_files,
 )
 from skillhouse.host.wasm_runner import HOST_INTERFACE, WasmRunner, loaded_component
 from skillhouse.settings import Settings
@@ -74,10 +75,19 @@ def test_a_second_build_of_the_same_sources_is_served_from_the_cache(
     assert (again.wasm, again.compiled) == (agent_component.wasm, agent_component.compiled)
 
 
-def test_the_cache_key_changes_with_the_guest_sources_and_the_wit_file(tmp_path: Path) -> None:
-    guest = tmp_path / "guest"
+def test_the_component_carries_the_guest_and_the_error_tree_root_and_nothing_else_of_skillhouse() -> None:
+    staged = staged_files(AGENT_APP)
+    ours = sorted(path for path in staged if path.startswith("skillhouse/") and not path.startswith("skillhouse/guest/"))
+    assert ours == ["skillhouse/__init__.py", "skillhouse/errors.py"]
+    assert staged["skillhouse/__init__.py"] == b""
+    assert staged["skillhouse/errors.py"] == dict(AGENT_APP.packages)["skillhouse.errors"].read_bytes()
+
+
+def test_the_cache_key_changes_with_the_guest_sources_the_error_root_and_the_wit_file(tmp_path: Path) -> None:
+    guest, errors = tmp_path / "guest", tmp_path / "errors.py"
     shutil.copytree(dict(AGENT_APP.packages)["skillhouse.guest"], guest)
-    app = GuestApp(AGENT_APP.module, (("skillhouse.guest", guest),))
+    shutil.copyfile(dict(AGENT_APP.packages)["skillhouse.errors"], errors)
+    app = GuestApp(AGENT_APP.module, (("skillhouse.guest", guest), ("skillhouse.errors", errors)))
     wit = tmp_path / "agent.wit"
     shutil.copyfile(WIT_PATH, wit)
     original = cache_key(app, wit)
@@ -85,9 +95,11 @@ def test_the_cache_key_changes_with_the_guest_sources_and_the_wit_file(tmp_path:
 
     (guest / "catalogue.py").write_text((guest / "catalogue.py").read_text() + "\n# changed\n")
     changed_source = cache_key(app, wit)
+    errors.write_text(errors.read_text() + "\n# changed\n")
+    changed_root = cache_key(app, wit)
     wit.write_text(wit.read_text() + "\n")
 
-    assert len({original, changed_source, cache_key(app, wit)}) == 3
+    assert len({original, changed_source, changed_root, cache_key(app, wit)}) == 4
 
 
 def test_a_wit_file_that_does_not_parse_is_a_build_error_saying_where(tmp_path: Path) -> None:

@@ -92,4 +92,4 @@ not_found_router = APIRouter(route_class=ConsoleRoute)
 @not_found_router.api_route("/console/{_rest:path}", methods=["GET", "HEAD", "POST"])
 def not_found(_rest: str) -> Response:
     """People who mistype a console address get the console's page, not the API's JSON."""
-    raise ConsoleRefusal(404, "not-found", "There is no console page at this address.")
+    raise ConsoleRefusal("There is no console page at this address.", code="not-found")

@@ -41,7 +41,7 @@ def skill_page(skill: str, request: Request, session: RunSessionDep) -> HTMLResp
 @router.get("/console/skills/{skill}/diff")
 def diff_page(skill: str, request: Request, session: RunSessionDep, old: str = "", new: str = "") -> HTMLResponse:
     if not old or not new:
-        raise ConsoleRefusal(422, "versions-missing", "choose two versions to compare (old and new)")
+        raise ConsoleRefusal("choose two versions to compare (old and new)", code="versions-missing")
     with _database(request).sessions() as db:
         before = version_document(db, session.tenant, skill, old)
         after = version_document(db, session.tenant, skill, new)
@@ -63,11 +63,11 @@ def version_page(skill: str, version: str, request: Request, session: RunSession
 def tool_page(skill: str, version: str, tool: str, request: Request, session: RunSessionDep,
               profile: str = "openai") -> HTMLResponse:
     if profile not in profiles():
-        raise ConsoleRefusal(404, "unknown-profile", f"no provider profile {profile!r}; one of: {', '.join(profiles())}")
+        raise ConsoleRefusal(f"no provider profile {profile!r}; one of: {', '.join(profiles())}", code="unknown-profile")
     with _database(request).sessions() as db:
         shown = version_document(db, session.tenant, skill, version)
     operation = shown.operations().get(tool)
     if operation is None:
-        raise ConsoleRefusal(404, "tool-not-found", f"{skill} {version} has no tool {tool!r}")
+        raise ConsoleRefusal(f"{skill} {version} has no tool {tool!r}", code="tool-not-found")
     return page(request, "tool.html", session, title=f"{tool} for {profile}", skill=skill, shown=shown,
                 operation=operation, view=tool_per_profile(operation, profile), profiles=profiles())

@@ -2,9 +2,10 @@
 
 The API's own error handlers answer JSON; console pages answer people, so every console route runs
 through :class:`ConsoleRoute`, which turns what a page (or one of its dependencies) raises into the
-page a browser should get: ``303`` to the sign-in page when there is no session, and an error page
-with the right status for a refusal, a registry error or a gateway approval error. Another tenant's
-row is "not found" (404) like a row that does not exist.
+page a browser should get: ``303`` to the sign-in page when there is no session, and for every other
+skillhouse error an error page with the status the API's one mapping gives it
+(:func:`skillhouse.api.errors.status_for`). Another tenant's row is "not found" (404) like a row that
+does not exist.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 
 from skillhouse.api.console.pages import error_page
-from skillhouse.api.console.sessions import ConsoleRefusal, SignInRequired, read_session
-from skillhouse.gateway.errors import ApprovalError
-from skillhouse.registry.errors import Conflict, NotFound, RegistryError
+from skillhouse.api.console.sessions import SignInRequired, read_session
+from skillhouse.api.errors import status_for
+from skillhouse.errors import SkillhouseError
 
 SIGN_IN_PATH = "/console/sign-in"
 
@@ -48,13 +49,7 @@ class ConsoleRoute(APIRoute):
                 return await handler(request)
             except SignInRequired:
                 return sign_in_redirect(request)
-            except ConsoleRefusal as exc:
-                return error_page(request, read_session(request), exc.status, exc.code, exc.message)
-            except RegistryError as exc:
-                status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 422
-                return error_page(request, read_session(request), status, exc.code, exc.message)
-            except ApprovalError as exc:
-                status = 404 if exc.code == "approval-not-found" else 409
-                return error_page(request, read_session(request), status, exc.code, exc.message)
+            except SkillhouseError as exc:
+                return error_page(request, read_session(request), status_for(exc), exc.code, exc.message)
 
         return run

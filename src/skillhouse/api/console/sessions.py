@@ -30,8 +30,9 @@ from urllib.parse import parse_qs
 
 from fastapi import Depends, Request, Response
 
+from skillhouse.errors import CallerError, Signal
 from skillhouse.registry import console_sessions
-from skillhouse.registry.tokens import InsufficientScope, Scope, require_scope, scope_allows
+from skillhouse.registry.tokens import Scope, require_scope, scope_allows
 from skillhouse.settings import Settings
 from skillhouse.store import Database
 
@@ -43,18 +44,19 @@ SIGN_IN_SECONDS = 3600
 MAX_FORM_BYTES = 16 * 1024
 
 
-class SignInRequired(Exception):
-    """No valid session: the page answers with a redirect to the sign-in page."""
+class SignInRequired(Signal):
+    """Not an error: no valid session (``sign-in-required``); the page answers with a redirect to the sign-in page."""
 
+    code = "sign-in-required"
 
-class ConsoleRefusal(Exception):
-    """A page refused with a status and a message for people (403 CSRF, 404 not found, 409, 422)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, message: str = "sign in to see this page") -> None:
         super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+
+
+class ConsoleRefusal(CallerError):
+    """A page refused with a code and a message for people (``csrf-refused``, ``form-too-large``,
+    ``versions-missing``, ``unknown-profile``, ``tool-not-found``, ``not-found``); the status is the one
+    every error gets (``skillhouse.api.errors.status_for``)."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ async def posted_form(request: Request) -> dict[str, str]:
         return {}
     body = await request.body()
     if len(body) > MAX_FORM_BYTES:
-        raise ConsoleRefusal(413, "form-too-large", f"a console form is at most {MAX_FORM_BYTES} bytes")
+        raise ConsoleRefusal(f"a console form is at most {MAX_FORM_BYTES} bytes", code="form-too-large")
     fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
     return {name: values[0] for name, values in fields.items()}
 
@@ -181,7 +183,8 @@ def checked_form(
     """A form of a signed-in person whose CSRF token is this session's; else 403."""
     submitted = form.get("csrf", "")
     if not submitted or not hmac.compare_digest(submitted, session.csrf):
-        raise ConsoleRefusal(403, "csrf-refused", "this form is missing its CSRF token or it is stale; reload the page and try again")
+        raise ConsoleRefusal("this form is missing its CSRF token or it is stale; reload the page and try again",
+                             code="csrf-refused")
     return form
 
 
@@ -192,10 +195,7 @@ class ScopeRequired:
         self.minimum = minimum
 
     def __call__(self, session: Annotated[ConsoleSession, Depends(signed_in)]) -> ConsoleSession:
-        try:
-            require_scope(session.scope, self.minimum)
-        except InsufficientScope as exc:
-            raise ConsoleRefusal(403, exc.code, exc.message) from None
+        require_scope(session.scope, self.minimum)  # InsufficientScope: a 403 page
         return session
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
 from skillhouse.compiler.profiles.adaptation import Adaptation
 from skillhouse.compiler.profiles.strict import neutral_arguments
+from skillhouse.errors import CallerError
 
 PROFILES = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
 SHAPES = openai.SHAPES
@@ -25,8 +26,11 @@ DEFERRING = ("openai", "openai-strict", "anthropic")
 _Deferral = Callable[[list[dict[str, Any]], list[dict[str, Any]]], list[dict[str, Any]]]
 
 
-class ProfileError(ValueError):
-    """A request for something a profile does not offer (unknown profile or shape, no deferral)."""
+class ProfileError(CallerError, ValueError):
+    """A request for something a profile does not offer (``invalid-profile``: unknown profile or shape,
+    no deferral); the message lists what there is."""
+
+    code = "invalid-profile"
 
 
 def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptation:

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from skillhouse.errors import ExternalFailure
+
 DEFAULT_TIMEOUT = 120.0
 ERROR_BODY_CHARS = 500
 
@@ -34,13 +36,14 @@ def model_error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-class ProviderFailure(Exception):
-    """A provider call that failed; adapters turn it into their ``complete`` answer, never raise it."""
+class ProviderFailure(ExternalFailure):
+    """A model provider call that failed (``model-*`` codes); adapters turn it into their ``complete`` answer,
+    never raise it past it. The provider may have done the work (and billed it) when it failed late."""
+
+    code = "model-failed"
 
     def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
         self.extra = extra
 
     def document(self) -> dict[str, Any]:
@@ -49,6 +52,8 @@ class ProviderFailure(Exception):
 
 class MalformedAnswer(ProviderFailure):
     """A provider answered 2xx with something that is not a completion in its wire format."""
+
+    code = "model-malformed-answer"
 
     def __init__(self, provider: str, problem: str) -> None:
         super().__init__("model-malformed-answer", f"{provider} answered something that is not a completion: {problem}")

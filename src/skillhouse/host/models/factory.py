@@ -13,6 +13,7 @@ unset                                   no model: :class:`ModelNotConfigured`
 
 from __future__ import annotations
 
+from skillhouse.errors import Unavailable
 from skillhouse.host.models.anthropic_messages import DEFAULT_BASE_URL as ANTHROPIC_URL
 from skillhouse.host.models.anthropic_messages import AnthropicMessagesModel
 from skillhouse.host.models.base import ChatModel
@@ -24,8 +25,11 @@ from skillhouse.settings import Settings
 SPELLINGS = f"openai:MODEL, anthropic:MODEL or scripted[:PLAN] (plans: {', '.join(PLANS)})"
 
 
-class ModelConfigError(ValueError):
-    """``SKILLHOUSE_MODEL`` or its companions name no model this build can reach."""
+class ModelConfigError(Unavailable, ValueError):
+    """``SKILLHOUSE_MODEL`` or its companions name no model this build can reach (``model-unavailable``).
+
+    The deployment's setting, not the caller's request, is wrong: an operator fixes the variable the
+    message names. (A ``ValueError`` too: settings parsers catch it with their other bad values.)"""
 
     code = "model-unavailable"
 
