@@ -15,6 +15,7 @@ from urllib.parse import unquote
 
 import yaml
 
+from skillhouse.json_types import JsonObject
 from skillhouse.openapi import yaml_events
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
@@ -64,10 +65,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
 class SpecDocument:
     """The root spec and any files its references reach, keyed by resolved path ("" for the root)."""
 
-    root: dict[str, Any]
+    root: JsonObject
     base: Path | None
     """Directory that relative file references start from; ``None`` for an in-memory spec."""
-    files: dict[str, Any] = field(default_factory=dict)
+    files: JsonObject = field(default_factory=dict)
 
     @property
     def version(self) -> str:

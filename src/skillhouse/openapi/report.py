@@ -7,7 +7,9 @@ why) or ``skipped`` (with the reason). The report is data; the CLI decides how t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from skillhouse.json_types import JsonObject
 
 Status = Literal["written", "adapted", "skipped"]
 
@@ -24,7 +26,7 @@ class OperationOutcome:
     notes: tuple[str, ...] = ()
     """For ``adapted``: each change; for ``skipped``: the reason."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
 
 
@@ -51,7 +53,7 @@ class ImportReport:
         totals = self.totals()
         return 1.0 if not totals["operations"] else (totals["written"] + totals["adapted"]) / totals["operations"]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "spec": self.spec,
             "skill": self.skill,

@@ -16,6 +16,7 @@ from typing import Any
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT
 from skillhouse.compiler.release import CompiledSkill, compile_package
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
@@ -47,8 +48,8 @@ class _Found:
     stem: str
     method: str
     path: str
-    op: dict[str, Any]
-    path_item: dict[str, Any]
+    op: JsonObject
+    path_item: JsonObject
     doc: str
 
 
@@ -85,7 +86,7 @@ class _Converted:
     name: str
     rendered: dict[str, MarkdownFile]
     manifest: str
-    types: dict[str, Any]
+    types: dict[str, JsonSchema]
     outcomes: dict[str, OperationOutcome]
     order: list[str]
     """The selected operations' stems in spec order."""
@@ -168,7 +169,7 @@ def _one(
 
 
 def _compile_as_rendered(
-    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, Any], files: dict[str, str]
+    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, JsonSchema], files: dict[str, str]
 ) -> CompiledSkill | None:
     """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
 
@@ -200,7 +201,7 @@ def _read_as_is(filename: str, text: str) -> bool:
 
 
 def _compile_dropping_refused(
-    name: str, files: dict[str, str], manifest: str, types: dict[str, Any], outcomes: dict[str, OperationOutcome]
+    name: str, files: dict[str, str], manifest: str, types: dict[str, JsonSchema], outcomes: dict[str, OperationOutcome]
 ) -> CompiledSkill | None:
     # The compiler has the last word: what it refuses is skipped with its reason, and the rest recompiled.
     for _ in range(3):
@@ -296,7 +297,7 @@ def _consumes(document: SpecDocument, item: _Found) -> list[Any]:
     return consumes if isinstance(consumes, list) else []
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: Any) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from skillhouse.json_types import JsonSchema
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
     INVALID_SCHEMA,
@@ -51,7 +51,7 @@ class SkillPackage:
     manifest: SkillManifest | None
     files: tuple[MarkdownFile, ...]
     """Every Markdown file but SKILL.md, sorted by name."""
-    types: dict[str, Any]
+    types: dict[str, JsonSchema]
     """``types.json`` (name to JSON Schema), empty when absent."""
     types_text: str = ""
     """``types.json`` as written, for locating a type when one is reported."""
@@ -87,7 +87,7 @@ def read_package(
     errors: list[SkillError] = []
     manifest: SkillManifest | None = None
     markdown: list[MarkdownFile] = []
-    types: dict[str, Any] = {}
+    types: dict[str, JsonSchema] = {}
     types_text = ""
 
     for filename in sorted(files):
@@ -207,7 +207,7 @@ def _read_manifest(dirname: str, shown: str, parsed: MarkdownFile) -> tuple[Skil
     )
 
 
-def _read_types(shown: str, text: str) -> tuple[dict[str, Any], list[SkillError]]:
+def _read_types(shown: str, text: str) -> tuple[dict[str, JsonSchema], list[SkillError]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -11,25 +11,25 @@ release's compatibility report (:func:`compatibility_report`) is every tool's ve
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
 from skillhouse.compiler.profiles.adaptation import Adaptation
 from skillhouse.compiler.profiles.strict import neutral_arguments
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 PROFILES = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
 SHAPES = openai.SHAPES
 DEFERRING = ("openai", "openai-strict", "anthropic")
 """Profiles with native deferred loading (a provider-side tool search)."""
 
-_Deferral = Callable[[list[dict[str, Any]], list[dict[str, Any]]], list[dict[str, Any]]]
+_Deferral = Callable[[list[ProviderTool], list[ProviderTool]], list[ProviderTool]]
 
 
 class ProfileError(ValueError):
     """A request for something a profile does not offer (unknown profile or shape, no deferral)."""
 
 
-def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptation:
+def adapt(tool: ToolDefinition, profile: str, *, shape: str = "chat") -> Adaptation:
     """``tool`` adapted to ``profile``; ``shape`` chooses OpenAI's ``chat`` or ``responses`` form."""
     if shape not in SHAPES:
         raise ProfileError(f"unknown shape {shape!r}; one of: {', '.join(SHAPES)}")
@@ -47,13 +47,13 @@ def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptat
 
 
 def provider_tools(
-    tools: Sequence[dict[str, Any]],
+    tools: Sequence[ToolDefinition],
     profile: str,
     *,
     deferred: bool = False,
     shape: str | None = None,
-    eager: Sequence[dict[str, Any]] = (),
-) -> list[dict[str, Any]]:
+    eager: Sequence[ToolDefinition] = (),
+) -> list[ProviderTool]:
     """The tool list ``profile``'s API accepts for ``tools``; refused tools are left out.
 
     With ``deferred=True`` the provider's native deferred loading is used: its tool search tool,
@@ -71,7 +71,7 @@ def provider_tools(
     return wired
 
 
-def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     """Per profile and tool: ``ok``, ``adapted`` (with what changed and where) or ``refused`` (with why)."""
     return {
         "profiles": {
@@ -81,7 +81,7 @@ def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _wire(tools: Sequence[dict[str, Any]], profile: str, shape: str) -> list[dict[str, Any]]:
+def _wire(tools: Sequence[ToolDefinition], profile: str, shape: str) -> list[ProviderTool]:
     adapted = (adapt(tool, profile, shape=shape) for tool in tools)
     return [a.tool for a in adapted if a.tool is not None]
 
