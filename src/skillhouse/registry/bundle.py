@@ -19,11 +19,11 @@ import hashlib
 import io
 import tarfile
 import zlib
-from typing import Any
 
 import yaml
 
 from skillhouse.compiler import canonical_json
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.specs import SkillSpec, ToolSpec
 
@@ -60,9 +60,9 @@ class _CappedStream(io.RawIOBase):
         return len(data)
 
 
-def content_digest(files: dict[str, str], spec: dict[str, Any] | None = None) -> str:
+def content_digest(files: dict[str, str], spec: JsonObject | None = None) -> str:
     """``sha256:`` of the canonical JSON of the version's content: what "identical" compares."""
-    body: dict[str, Any] = {"files": files} if spec is None else {"files": files, "spec": spec}
+    body: JsonObject = {"files": files} if spec is None else {"files": files, "spec": spec}
     return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
 
 
@@ -139,7 +139,7 @@ def _unpack(data: bytes) -> dict[str, bytes]:
 
 def files_from_skill_spec(spec: SkillSpec, tools: list[ToolSpec]) -> dict[str, str]:
     """The Agent Skills bundle of a skill spec; ``tools`` are its resolved allowed tools in order."""
-    front: dict[str, Any] = {
+    front: JsonObject = {
         "name": spec.skill_id,
         "description": spec.description.strip(),
         "allowed-tools": " ".join(f"{t.tool_id}@{t.version}" for t in spec.allowed_tools),

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.specs import (
     CodingManifest,
@@ -42,7 +43,7 @@ class ExecuteRequest(BaseModel):
 
     tool_pack: ToolPack
     operation: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="A capability of the manifest (`get_issue`).")
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JsonObject = Field(default_factory=dict)
     manifest: IntegrationManifest | None = None
     manifest_ref: ManifestRef | None = None
     secrets_ref: str | None = Field(

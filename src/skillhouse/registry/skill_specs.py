@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from skillhouse.json_types import JsonObject, ProblemDocument
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest, files_from_skill_spec
 from skillhouse.registry.errors import Conflict, Invalid, problem
@@ -32,7 +32,7 @@ class SkillSpecView:
     spec: SkillSpec
     state: str
     builtin: bool
-    report: dict[str, Any]
+    report: JsonObject
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
 
@@ -84,10 +84,10 @@ def list_skill_specs(session: Session, tenant: str) -> list[SkillSpecView]:
     return sorted(views, key=lambda v: (v.spec.skill_id, v.spec.version))
 
 
-def resolve_allowed_tools(session: Session, tenant: str, spec: SkillSpec) -> tuple[list[ToolSpec], list[dict[str, Any]]]:
+def resolve_allowed_tools(session: Session, tenant: str, spec: SkillSpec) -> tuple[list[ToolSpec], list[ProblemDocument]]:
     """The usable tool specs a skill spec names, and a problem for each that does not resolve."""
     tools: list[ToolSpec] = []
-    unresolved: list[dict[str, Any]] = []
+    unresolved: list[ProblemDocument] = []
     for index, ref in enumerate(spec.allowed_tools):
         found = find_tool(session, tenant, ref.tool_id, ref.version)
         if found is None:

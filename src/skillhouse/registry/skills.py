@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import compile_package
+from skillhouse.json_types import JsonObject, ProblemDocument
 from skillhouse.registry.builtin_releases import builtin_release
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest
@@ -38,12 +38,12 @@ class VersionView:
     state: str
     source: str
     content_digest: str
-    report: dict[str, Any]
+    report: JsonObject
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
     builtin: bool = False
     files: dict[str, str] | None = None
-    spec: dict[str, Any] | None = None
+    spec: JsonObject | None = None
 
 
 def check_names(skill: str, version: str) -> None:
@@ -56,18 +56,18 @@ def check_names(skill: str, version: str) -> None:
         raise Invalid("invalid-name", "the skill name or version is not valid", problems)
 
 
-def check_report(skill: str, version: str, files: dict[str, str], extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def check_report(skill: str, version: str, files: dict[str, str], extra: list[ProblemDocument] | None = None) -> JsonObject:
     """Compile ``files`` as package ``skill``: ``{"ok", "errors"}`` with every error of the package."""
     package, read_errors = read_package(skill, files, label="")
     compiled, errors = compile_package(package, version)
     found = sorted(set(read_errors) | set(errors))
-    listed: list[dict[str, Any]] = [dict(e.as_dict()) for e in found] + list(extra or [])
+    listed: list[ProblemDocument] = [dict(e.as_dict()) for e in found] + list(extra or [])
     return {"ok": compiled is not None and not listed, "errors": listed}
 
 
 def put_version(session: Session, tenant: str, skill: str, version: str, files: dict[str, str],
-                source: str = "package", spec: dict[str, Any] | None = None,
-                extra_problems: list[dict[str, Any]] | None = None) -> VersionView:
+                source: str = "package", spec: JsonObject | None = None,
+                extra_problems: list[ProblemDocument] | None = None) -> VersionView:
     """Store ``files`` as ``skill@version`` in draft, with its check report."""
     check_names(skill, version)
     digest = content_digest(files, spec)

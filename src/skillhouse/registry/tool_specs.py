@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.builtins import BUILTIN_TOOL_SPECS
 from skillhouse.registry.errors import Conflict, Invalid, problem
 from skillhouse.registry.specs import ToolSpec, ToolSpecUpsert, tool_spec_problems
@@ -110,5 +110,5 @@ def _row(session: Session, tenant: str, tool_id: str, version: int) -> ToolSpecR
 
 
 def _view(row: ToolSpecRow) -> ToolSpecView:
-    spec: dict[str, Any] = row.spec
+    spec: JsonObject = row.spec
     return ToolSpecView(ToolSpec.model_validate(spec), row.state, False, row.created_at, row.updated_at)
