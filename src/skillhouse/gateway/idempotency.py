@@ -32,6 +32,7 @@ from sqlalchemy import Table, bindparam, delete, select, update
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
 from skillhouse.gateway.key_audit import KeyAuditWrites
+from skillhouse.json_types import FetchAnswer
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
 from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read
@@ -59,7 +60,7 @@ class Claimed:
 class Replay:
     """An earlier request with this key completed: answer with its response."""
 
-    response: dict[str, Any]
+    response: FetchAnswer
 
 
 _TABLE = cast(Table, IdempotencyRow.__table__)
@@ -76,7 +77,7 @@ class KeyRow:
     commitment: str
     lease_until: float
     expires_at: float
-    response: dict[str, Any] | None
+    response: FetchAnswer | None
 
 
 def key_row(found: tuple[Any, ...] | None) -> KeyRow | None:
