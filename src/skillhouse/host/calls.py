@@ -23,6 +23,7 @@ from skillhouse.gateway import BoundReleases, Gateway, TurnContext
 from skillhouse.host.runner import GuestRunner, make_runner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
+from skillhouse.json_types import JsonObject, ModelAnswer, ModelRequest, ToolAnswer
 
 
 class GuestUnavailable(RuntimeError):
@@ -51,10 +52,10 @@ def run_agent(
     turn_id: str,
     releases: Sequence[Mapping[str, Any]],
     request: Mapping[str, Any],
-    complete: Callable[[dict[str, Any]], dict[str, Any]],
+    complete: Callable[[ModelRequest], ModelAnswer],
     guest: str = "inprocess",
     make: Callable[[TurnHost], GuestRunner] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """Run the agent loop of turn ``turn_id``: ``request`` (``prompt`` or ``messages``, ``max_steps``)
     goes to the model behind ``complete``, whose tool calls run through the guest and the gateway
     exactly as :func:`run_call` runs one; the guest's transcript and final answer.
@@ -65,7 +66,7 @@ def run_agent(
     host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
     runner = _runner(host, guest) if make is None else make(host)
     try:
-        transcript: dict[str, Any] = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
+        transcript: JsonObject = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
     finally:
         close = getattr(runner, "close", None)
         if close is not None:
@@ -83,7 +84,7 @@ def run_call(
     guest: str = "inprocess",
     pool: RunnerPool | None = None,
     credential_headers: frozenset[str] | None = None,
-) -> dict[str, Any]:
+) -> ToolAnswer:
     """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
 
     ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
@@ -93,5 +94,5 @@ def run_call(
     context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers)
     pool = RUNNER_POOL if pool is None else pool
     with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner:
-        answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
+        answer: ToolAnswer = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
     return answer
