@@ -12,7 +12,9 @@ as it is built into the WebAssembly component with nothing else of skillhouse.
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
+
+Name = TypeVar("Name", bound=str)
 
 JsonObject: TypeAlias = dict[str, Any]
 """A decoded JSON object of no more specific kind (a request body, a report, a row's JSON column)."""
@@ -57,6 +59,16 @@ ModelRequest: TypeAlias = dict[str, Any]
 ModelAnswer: TypeAlias = dict[str, Any]
 """The model's answer in the host contract: an assistant message, or an ``error``."""
 
+
+def one_of(value: object, names: tuple[Name, ...], what: str) -> Name:
+    """``value`` (a string read from JSON or a column) as one of ``names``, a ``Literal``'s values, so a
+    state or kind is typed by what it can be; a ``ValueError`` saying what it is not, otherwise."""
+    for name in names:
+        if value == name:
+            return name
+    raise ValueError(f"{what} {value!r} is not one of {', '.join(names)}")
+
+
 __all__ = [
     "ChatMessage",
     "FetchAnswer",
@@ -71,4 +83,5 @@ __all__ = [
     "ReleaseDocument",
     "ToolAnswer",
     "ToolDefinition",
+    "one_of",
 ]

@@ -8,12 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillhouse.api.errors import Problem
-from skillhouse.compiler.profiles import PROFILES
+from skillhouse.compiler.profiles import ProfileName
 from skillhouse.registry.releases import ReleaseView
 from skillhouse.registry.skills import VersionView
 
-Profile = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
-assert set(PROFILES) == set(Profile.__args__)  # type: ignore[attr-defined]
+Profile = ProfileName
 SKILL_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 VERSION_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$"
 
@@ -140,7 +139,7 @@ class CompatibilityOut(BaseModel):
 
 
 def version_out(view: VersionView) -> VersionOut:
-    return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,  # type: ignore[arg-type]
+    return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,
                       builtin=view.builtin, content_digest=view.content_digest,
                       report=CheckReport.model_validate(view.report), created_at=view.created_at,
                       updated_at=view.updated_at, files=view.files)

@@ -83,12 +83,12 @@ class ResolvedManifestOut(BaseModel):
 
 
 def _tool_record(view: tool_specs.ToolSpecView) -> ToolSpecRecord:
-    return ToolSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+    return ToolSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",
                           tool_spec=view.spec, created_at=view.created_at, updated_at=view.updated_at)
 
 
 def _skill_record(view: skill_specs.SkillSpecView) -> SkillSpecRecord:
-    return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+    return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",
                            skill_spec=view.spec, report=CheckReport.model_validate(view.report),
                            created_at=view.created_at, updated_at=view.updated_at)
 
@@ -188,7 +188,7 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
                           guest.pool, credential_headers=only)
     except GuestUnavailable as exc:
         raise ApiError(503, exc.code, str(exc)) from None
-    out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]
+    out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,
                               version=resolved.version, manifest=manifest.model_dump())
     return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))
 

@@ -101,7 +101,7 @@ class CallAnswer(BaseModel):
 
 
 def _out(turn: Turn) -> TurnOut:
-    return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,  # type: ignore[arg-type]
+    return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,
                    releases=[BoundRelease(**entry) for entry in turn.bound()], tools=turn.tools(),
                    created_at=turn.created_at)
 

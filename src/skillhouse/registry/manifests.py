@@ -9,7 +9,7 @@ tenant's usable tool specs first and then the built-ins it does not shadow. The 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,12 +52,15 @@ class ExecuteRequest(BaseModel):
                     "the gateway injects into the call; it must be bound to the operation's host.")
 
 
+ManifestSource = Literal["inline", "tenant", "builtin"]
+
+
 @dataclass(frozen=True)
 class ResolvedManifest:
     """The manifest a call runs with and where it came from (``inline``, ``tenant``, ``builtin``)."""
 
     manifest: CodingManifest | CommsManifest
-    source: str
+    source: ManifestSource
     tool_id: str | None
     version: int | None
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from skillhouse.json_types import JsonObject, ProblemDocument
+from skillhouse.json_types import JsonObject, ProblemDocument, one_of
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest, files_from_skill_spec
 from skillhouse.registry.errors import Conflict, Invalid, problem
 from skillhouse.registry.releases import ReleaseView, publish_version
 from skillhouse.registry.skills import deprecate_version, owned_row, put_version, validate_version
-from skillhouse.registry.specs import SkillSpec, SkillSpecUpsert, ToolSpec, skill_spec_problems
+from skillhouse.registry.specs import STATES, SkillSpec, SkillSpecUpsert, State, ToolSpec, skill_spec_problems
 from skillhouse.registry.tool_specs import find_tool
 from skillhouse.store.registry_tables import SkillVersionRow
 
@@ -30,7 +30,7 @@ class SkillSpecView:
     """A skill spec as listed."""
 
     spec: SkillSpec
-    state: str
+    state: State
     builtin: bool
     report: JsonObject
     created_at: dt.datetime | None
@@ -105,4 +105,4 @@ def _view_of(session: Session, tenant: str, skill: str, version: str) -> SkillSp
 
 
 def _view(row: SkillVersionRow) -> SkillSpecView:
-    return SkillSpecView(SkillSpec.model_validate(row.spec), row.state, False, dict(row.report), row.created_at, row.updated_at)
+    return SkillSpecView(SkillSpec.model_validate(row.spec), one_of(row.state, STATES, "state"), False, dict(row.report), row.created_at, row.updated_at)

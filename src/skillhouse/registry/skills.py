@@ -11,21 +11,24 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import compile_package
-from skillhouse.json_types import JsonObject, ProblemDocument
+from skillhouse.json_types import JsonObject, ProblemDocument, one_of
 from skillhouse.registry.builtin_releases import builtin_release
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest
 from skillhouse.registry.errors import Conflict, Invalid, NotFound, problem
+from skillhouse.registry.specs import STATES, State
 from skillhouse.skill import read_package
 from skillhouse.store.registry_tables import SkillVersionRow, utcnow
 
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
+VersionSource = Literal["package", "spec"]
 NEXT_STATE = {"draft": "validated", "validated": "published", "published": "deprecated"}
 
 
@@ -35,8 +38,8 @@ class VersionView:
 
     skill: str
     version: str
-    state: str
-    source: str
+    state: State
+    source: VersionSource
     content_digest: str
     report: JsonObject
     created_at: dt.datetime | None
@@ -179,7 +182,9 @@ def _require(row: SkillVersionRow, expected: str, target: str) -> None:
 
 
 def _view(row: SkillVersionRow, with_files: bool = False) -> VersionView:
-    return VersionView(row.skill, row.version, row.state, row.source, row.content_digest, dict(row.report),
+    # the columns hold what this module wrote; a value outside the vocabulary is a damaged row, said so
+    state, source = one_of(row.state, STATES, "state"), one_of(row.source, get_args(VersionSource), "source")
+    return VersionView(row.skill, row.version, state, source, row.content_digest, dict(row.report),
                        row.created_at, row.updated_at, False, dict(row.files) if with_files else None, row.spec)
 
 

@@ -18,7 +18,7 @@ Field rules (the source system accepted anything shaped like its examples; these
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -26,6 +26,9 @@ from skillhouse.json_types import ProblemDocument
 from skillhouse.registry.errors import problem
 
 State = Literal["draft", "validated", "published", "deprecated"]
+STATES: tuple[State, ...] = get_args(State)
+SpecSource = Literal["tenant", "builtin"]
+"""Where a tool spec comes from: the tenant's own, or one of skillhouse's built-ins."""
 ToolPack = Literal["coding.v1", "comms.v1"]
 CodingCapability = Literal[
     "get_issue", "list_issues", "create_issue", "update_issue", "add_issue_comment",

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 
 from skillhouse.compiler import neutral_tool
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
-from skillhouse.json_types import JsonObject, ProviderTool, ReleaseDocument
+from skillhouse.compiler.profiles import PROFILES, ProfileName, adapt, provider_tools
+from skillhouse.json_types import JsonObject, ProviderTool, ReleaseDocument, one_of
 from skillhouse.registry.builtins import builtin_skill
 from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
 from skillhouse.registry.releases import builtin_release, get_release
@@ -40,7 +40,7 @@ class Turn:
 
     id: str
     tenant: str
-    profile: str
+    profile: ProfileName
     releases: list[ReleaseDocument]
     created_at: float
 
@@ -100,7 +100,7 @@ def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], 
             problems.append(problem(f"skills.{index}", "unknown-release", f"no published release {skill} {version}"))
     if problems:
         raise Invalid("invalid-turn", "the turn cannot be bound; see problems", problems)
-    turn = Turn("turn_" + secrets.token_hex(12), tenant, profile, releases, time.time())
+    turn = Turn("turn_" + secrets.token_hex(12), tenant, one_of(profile, PROFILES, "profile"), releases, time.time())
     session.add(TurnRow(id=turn.id, tenant_id=tenant, profile=profile, releases=turn.bound(), created_at=turn.created_at))
     session.flush()
     return turn
@@ -112,7 +112,7 @@ def load_turn(session: Session, tenant: str, turn_id: str) -> Turn:
     if row is None or row.tenant_id != tenant:
         raise NotFound("not-found", f"no turn {turn_id}")
     documents = [_bound_document(session, tenant, dict(entry)) for entry in row.releases]
-    return Turn(row.id, row.tenant_id, row.profile, documents, row.created_at)
+    return Turn(row.id, row.tenant_id, one_of(row.profile, PROFILES, "profile"), documents, row.created_at)
 
 
 def _bound_document(session: Session, tenant: str, entry: JsonObject) -> ReleaseDocument:

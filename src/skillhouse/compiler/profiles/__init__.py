@@ -11,13 +11,15 @@ release's compatibility report (:func:`compatibility_report`) is every tool's ve
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal, get_args
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
 from skillhouse.compiler.profiles.adaptation import Adaptation
 from skillhouse.compiler.profiles.strict import neutral_arguments
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
-PROFILES = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
+ProfileName = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
+PROFILES: tuple[ProfileName, ...] = get_args(ProfileName)
 SHAPES = openai.SHAPES
 DEFERRING = ("openai", "openai-strict", "anthropic")
 """Profiles with native deferred loading (a provider-side tool search)."""
@@ -109,6 +111,7 @@ __all__ = [
     "SHAPES",
     "Adaptation",
     "ProfileError",
+    "ProfileName",
     "adapt",
     "compatibility_report",
     "neutral_arguments",
