@@ -36,6 +36,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from skillhouse.json_types import JsonObject
+
 ROOT = Path(__file__).resolve().parents[2]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
 WORK = ROOT / ".data" / "demo"
@@ -134,7 +136,7 @@ def _result_summary(result: Any) -> str:
     return _short(result)
 
 
-def print_transcript(transcript: dict[str, Any]) -> None:
+def print_transcript(transcript: JsonObject) -> None:
     """The agent loop, step by step: what the model said and called, and what each call answered."""
     table = Table(title="The turn", show_lines=True, expand=True)
     table.add_column("#", justify="right", width=3)
@@ -162,7 +164,7 @@ def print_transcript(transcript: dict[str, Any]) -> None:
         console.print(Panel(transcript["final"], title="final answer"))
 
 
-def _calls_of(transcript: dict[str, Any], tool: str) -> list[tuple[dict[str, Any], Any]]:
+def _calls_of(transcript: JsonObject, tool: str) -> list[tuple[JsonObject, Any]]:
     results = {m["tool_call_id"]: m["content"] for m in transcript["messages"] if m.get("role") == "tool"}
     found = []
     for message in transcript["messages"]:

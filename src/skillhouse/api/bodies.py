@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillhouse.api.errors import Problem
 from skillhouse.compiler.profiles import ProfileName
+from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool
 from skillhouse.registry.releases import ReleaseView
 from skillhouse.registry.skills import VersionView
 
@@ -79,11 +80,11 @@ class OperationDocument(BaseModel):
     method: str
     url: str = Field(description="URL template with {param} path segments.")
     arguments: list[Argument]
-    schema_: dict[str, Any] = Field(alias="schema", description="The tool's parameters (expanded JSON Schema).")
+    schema_: JsonSchema = Field(alias="schema", description="The tool's parameters (expanded JSON Schema).")
     encoding: str
     headers: dict[str, str]
     identity: list[str]
-    approval: dict[str, Any] | None
+    approval: JsonObject | None
 
 
 class PlainDocument(BaseModel):
@@ -103,7 +104,7 @@ class ReleaseDocument(BaseModel):
     instructions: str
     operations: list[OperationDocument]
     documents: list[PlainDocument]
-    compatibility: dict[str, Any]
+    compatibility: JsonObject
     digest: str
 
 
@@ -128,14 +129,14 @@ class ToolsOut(BaseModel):
     skill: str
     version: str
     profile: Profile | None = Field(description="None: the provider-neutral definitions.")
-    tools: list[dict[str, Any]] = Field(description="Tool definitions in the profile's wire format.")
+    tools: list[ProviderTool] = Field(description="Tool definitions in the profile's wire format.")
 
 
 class CompatibilityOut(BaseModel):
     skill: str
     version: str
     digest: str
-    report: dict[str, Any] = Field(description="Per profile and tool: ok, adapted (what changed) or refused (why).")
+    report: JsonObject = Field(description="Per profile and tool: ok, adapted (what changed) or refused (why).")
 
 
 def version_out(view: VersionView) -> VersionOut:

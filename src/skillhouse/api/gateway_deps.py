@@ -9,12 +9,13 @@ a decision that came too late 409, a deployment without a usable secret key 503.
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 
 from skillhouse.api.errors import ApiError, ErrorBody, error_responses
 from skillhouse.gateway import Gateway, GatewayError, make_gateway
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Conflict, Invalid, NotFound, RegistryError, problem
 
 _BUILDING = threading.Lock()
@@ -56,7 +57,7 @@ def api_error(exc: GatewayError) -> RegistryError | ApiError:
     return Invalid(exc.code, exc.message, problems)
 
 
-def gateway_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def gateway_responses(*statuses: int) -> dict[int | str, JsonObject]:
     """OpenAPI responses for a gateway route: the given error statuses, 401, 422 and 503."""
     return {**error_responses(*statuses),
             503: {"model": ErrorBody, "description": "The deployment cannot do this now: the guest is still being built "

@@ -9,7 +9,7 @@ content is immutable (409), and the bundle hash is canonical (RFC 8785, SHA-256)
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Path, Response
@@ -23,6 +23,7 @@ from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.registry import skill_specs, tool_specs
 from skillhouse.registry.builtin_releases import capability_operation
 from skillhouse.registry.errors import Invalid, problem
@@ -69,8 +70,8 @@ class SkillRelease(BaseModel):
     version: str
     bundle_hash: str = Field(description="sha256: over the RFC 8785 canonical JSON of the release document.")
     bundle: dict[str, str] = Field(description="The Agent Skills directory: file path to text.")
-    compatibility: dict[str, Any]
-    document: dict[str, Any] = Field(description="The release document the hash covers.")
+    compatibility: JsonObject
+    document: ReleaseDocument = Field(description="The release document the hash covers.")
     source: Literal["tenant", "builtin"]
     published_at: dt.datetime | None
 
@@ -79,7 +80,7 @@ class ResolvedManifestOut(BaseModel):
     source: Literal["inline", "tenant", "builtin"]
     tool_id: str | None
     version: int | None
-    manifest: dict[str, Any]
+    manifest: JsonObject
 
 
 def _tool_record(view: tool_specs.ToolSpecView) -> ToolSpecRecord:
@@ -193,7 +194,7 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
     return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))
 
 
-def _path_names(operation: dict[str, Any]) -> set[str]:
+def _path_names(operation: OperationDocument) -> set[str]:
     # path parameters are strings; an issue number given as a JSON integer is sent as its digits
     return {str(a["name"]) for a in operation.get("arguments", []) if a.get("in") == "path"}
 
