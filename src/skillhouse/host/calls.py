@@ -16,14 +16,13 @@ An agent turn (:func:`run_agent`) gets a guest of its own, as its offered tools 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
 from skillhouse.host.runner import GuestRunner, make_runner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
-from skillhouse.json_types import JsonObject, ModelAnswer, ModelRequest, ToolAnswer
+from skillhouse.json_types import JsonObject, ModelAnswer, ModelRequest, ReleaseDocument, ToolAnswer
 
 
 class GuestUnavailable(RuntimeError):
@@ -50,8 +49,8 @@ def run_agent(
     gateway: Gateway,
     tenant: str,
     turn_id: str,
-    releases: Sequence[Mapping[str, Any]],
-    request: Mapping[str, Any],
+    releases: Sequence[ReleaseDocument],
+    request: JsonObject,
     complete: Callable[[ModelRequest], ModelAnswer],
     guest: str = "inprocess",
     make: Callable[[TurnHost], GuestRunner] | None = None,
@@ -78,9 +77,9 @@ def run_call(
     gateway: Gateway,
     tenant: str,
     turn_id: str | None,
-    releases: Sequence[Mapping[str, Any]],
+    releases: Sequence[ReleaseDocument],
     tool: str,
-    arguments: Mapping[str, Any],
+    arguments: JsonObject,
     guest: str = "inprocess",
     pool: RunnerPool | None = None,
     credential_headers: frozenset[str] | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import yaml
@@ -25,7 +25,14 @@ class SpecError(Exception):
     """The spec itself cannot be read: the only failure that stops a whole import."""
 
 
-class _SpecLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+if TYPE_CHECKING:
+    from yaml import SafeLoader as _SafeLoader
+else:
+    # the C loader when libyaml is there (much faster on large specs), the pure-Python one otherwise
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _SpecLoader(_SafeLoader):
     """The C safe loader without timestamp resolution: ``2020-01-01`` stays the string the spec wrote."""
 
 

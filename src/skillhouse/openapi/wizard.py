@@ -22,7 +22,7 @@ from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
 from skillhouse.openapi.parameters import Skip
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
-from skillhouse.openapi.report import ImportReport, OperationOutcome
+from skillhouse.openapi.report import ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
@@ -142,8 +142,8 @@ def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
 def _one(
     conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool
 ) -> tuple[OperationOutcome, MarkdownFile | None]:
-    def outcome(status: str, notes: list[str]) -> OperationOutcome:
-        return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))  # type: ignore[arg-type]
+    def outcome(status: Status, notes: list[str]) -> OperationOutcome:
+        return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))
 
     conv.notes = []
     try:
@@ -206,16 +206,17 @@ def _compile_dropping_refused(
     # The compiler has the last word: what it refuses is skipped with its reason, and the rest recompiled.
     for _ in range(3):
         package_files: dict[str, bytes | str] = {**files, "SKILL.md": manifest}
-        if types:
-            package_files["types.json"] = types_file(types)
+        types_json = types_file(types) if types else None
+        if types_json is not None:
+            package_files["types.json"] = types_json
         package, read_errors = read_package(name, package_files, label="")
         compiled, errors = compile_package(package)
         errors = sorted(set(read_errors) | set(errors))
         refused = {e.file for e in errors if e.file in files}
         if not errors:
             files["SKILL.md"] = manifest
-            if types:
-                files["types.json"] = package_files["types.json"]  # type: ignore[assignment]
+            if types_json is not None:
+                files["types.json"] = types_json
             return compiled
         if not refused:
             return None

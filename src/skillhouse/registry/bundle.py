@@ -19,6 +19,7 @@ import hashlib
 import io
 import tarfile
 import zlib
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -26,6 +27,9 @@ from skillhouse.compiler import canonical_json
 from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.specs import SkillSpec, ToolSpec
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 MAX_ARCHIVE_BYTES = 10 * 1024 * 1024
 MAX_FILES = 1000
@@ -51,12 +55,13 @@ class _CappedStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self.source.read(min(len(buffer), self.limit + 1 - self.total))
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.source.read(min(len(view), self.limit + 1 - self.total))
         self.total += len(data)
         if self.total > self.limit:
             raise _Unpacked
-        buffer[: len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
 

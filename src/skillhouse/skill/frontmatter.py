@@ -56,16 +56,14 @@ class MarkdownFile:
     frontmatter: Frontmatter | None
 
 
-def decode_utf8(path: str, raw: bytes) -> tuple[str | None, SkillError | None]:
-    """Decode ``raw`` as UTF-8 (a leading BOM is dropped), or say on which line it is not."""
+def decode_utf8(path: str, raw: bytes) -> str | SkillError:
+    """``raw`` decoded as UTF-8 (a leading BOM is dropped), or the error saying on which line it is not."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return None, SkillError(
-            path, line, INVALID_FRONTMATTER, f"the file is not UTF-8 (byte {exc.start}); save it as UTF-8"
-        )
-    return text.removeprefix("\ufeff"), None
+        return SkillError(path, line, INVALID_FRONTMATTER, f"the file is not UTF-8 (byte {exc.start}); save it as UTF-8")
+    return text.removeprefix("\ufeff")
 
 
 def split_markdown(path: str, text: str) -> tuple[MarkdownFile | None, list[SkillError]]:

@@ -99,9 +99,9 @@ def read_package(
         if len(data) > MAX_FILE_BYTES:
             errors.append(SkillError(shown, 1, INVALID_FRONTMATTER, f"file is larger than {MAX_FILE_BYTES} bytes"))
             continue
-        text, error = decode_utf8(shown, data)
-        if text is None:
-            errors.append(error)  # type: ignore[arg-type]
+        text = decode_utf8(shown, data)
+        if isinstance(text, SkillError):
+            errors.append(text)
             continue
         if filename == TYPES:
             types, type_errors = _read_types(shown, text)
