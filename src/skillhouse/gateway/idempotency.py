@@ -185,7 +185,7 @@ class IdempotencyStore:
             idempotency_key=key,
         )
 
-    def complete(self, claimed: Claimed, tenant: str, response: Mapping[str, Any], audit: Mapping[str, Any]) -> None:
+    def complete(self, claimed: Claimed, tenant: str, response: FetchAnswer, audit: Mapping[str, Any]) -> None:
         """Store the answer, duplicates now replay it; and finish the claim's audit row (``AuditLog.finishing``)."""
         values = {"tenant": tenant, "key": claimed.key, "response": json_text(dict(response)),
                   "expires_at": self.clock() + self.policy.ttl_seconds}  # fmt: skip

@@ -12,16 +12,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
-from skillhouse.json_types import FetchAnswer, FetchRequest, JsonObject, ModelAnswer, ModelRequest
+from skillhouse.json_types import (
+    FetchAnswer,
+    FetchRequest,
+    JsonObject,
+    ModelAnswer,
+    ModelRequest,
+    ReleaseDocument,
+)
 
 Fetch = Callable[[FetchRequest], FetchAnswer]
 Complete = Callable[[ModelRequest], ModelAnswer]
 
 
-def bound_skill(release: Mapping[str, Any]) -> JsonObject:
+def bound_skill(release: ReleaseDocument) -> JsonObject:
     """The ``skill-operations`` entry of a release document: what a turn needs of it, nothing more."""
     return {
         "skill": release["skill"],
@@ -46,7 +52,7 @@ class TurnHost:
 
     def __init__(
         self,
-        releases: Iterable[Mapping[str, Any]],
+        releases: Iterable[ReleaseDocument],
         fetch: Fetch,
         complete: Complete | None = None,
         objects: Mapping[str, str] | None = None,

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
-from skillhouse.json_types import ProviderTool, ToolAnswer
+from skillhouse.json_types import JsonSchema, ProviderTool, ToolAnswer
 from skillhouse.registry.turns import OFFERED_EAGER, Turn
 
 PROFILE = "mcp"
@@ -106,7 +106,7 @@ class TurnTools:
         owners = self._by_short.get(name, [])
         return owners[0] if len(owners) == 1 else None
 
-    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+    def input_schema(self, name: str) -> JsonSchema | None:
         tool = self.resolve(name)
         return self._schemas[tool] if tool is not None else None
 
