@@ -37,6 +37,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from skillhouse.errors import RunFailure
+from skillhouse.json_types import JsonObject
 from skillhouse.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,7 +140,7 @@ def _result_summary(result: Any) -> str:
     return _short(result)
 
 
-def print_transcript(transcript: dict[str, Any]) -> None:
+def print_transcript(transcript: JsonObject) -> None:
     """The agent loop, step by step: what the model said and called, and what each call answered."""
     table = Table(title="The turn", show_lines=True, expand=True)
     table.add_column("#", justify="right", width=3)
@@ -167,7 +168,7 @@ def print_transcript(transcript: dict[str, Any]) -> None:
         console.print(Panel(transcript["final"], title="final answer"))
 
 
-def _calls_of(transcript: dict[str, Any], tool: str) -> list[tuple[dict[str, Any], Any]]:
+def _calls_of(transcript: JsonObject, tool: str) -> list[tuple[JsonObject, Any]]:
     results = {m["tool_call_id"]: m["content"] for m in transcript["messages"] if m.get("role") == "tool"}
     found = []
     for message in transcript["messages"]:

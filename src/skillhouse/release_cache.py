@@ -17,7 +17,8 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+
+from skillhouse.json_types import ReleaseDocument
 
 KEEP = 32
 """Entries kept; the oldest go when a write passes this (a large spec's release is a few MB)."""
@@ -49,7 +50,7 @@ def package_key(path: Path, version: str | None = None) -> str | None:
     return digest.hexdigest()
 
 
-def cached_release(directory: Path | None, path: Path, version: str | None = None) -> dict[str, Any] | None:
+def cached_release(directory: Path | None, path: Path, version: str | None = None) -> ReleaseDocument | None:
     """The release compiled earlier from exactly this package, or None; ``directory`` is the cache's."""
     key = package_key(path, version)
     if directory is None or key is None:
@@ -61,7 +62,7 @@ def cached_release(directory: Path | None, path: Path, version: str | None = Non
     return document if isinstance(document, dict) and "operations" in document else None
 
 
-def remember_release(directory: Path | None, path: Path, document: dict[str, Any], version: str | None = None) -> None:
+def remember_release(directory: Path | None, path: Path, document: ReleaseDocument, version: str | None = None) -> None:
     """Keep ``document`` (a release) for the package in ``path`` in ``directory``; a cache that cannot be
     written is skipped.
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillhouse.api.errors import Problem
-from skillhouse.compiler.profiles import PROFILES
+from skillhouse.compiler.profiles import ProfileName
+from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool
 from skillhouse.registry.releases import ReleaseView
 from skillhouse.registry.skills import VersionView
 
-Profile = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
-assert set(PROFILES) == set(Profile.__args__)  # type: ignore[attr-defined]
+Profile = ProfileName
 SKILL_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 VERSION_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$"
 
@@ -80,11 +80,11 @@ class OperationDocument(BaseModel):
     method: str
     url: str = Field(description="URL template with {param} path segments.")
     arguments: list[Argument]
-    schema_: dict[str, Any] = Field(alias="schema", description="The tool's parameters (expanded JSON Schema).")
+    schema_: JsonSchema = Field(alias="schema", description="The tool's parameters (expanded JSON Schema).")
     encoding: str
     headers: dict[str, str]
     identity: list[str]
-    approval: dict[str, Any] | None
+    approval: JsonObject | None
 
 
 class PlainDocument(BaseModel):
@@ -104,7 +104,7 @@ class ReleaseDocument(BaseModel):
     instructions: str
     operations: list[OperationDocument]
     documents: list[PlainDocument]
-    compatibility: dict[str, Any]
+    compatibility: JsonObject
     digest: str
 
 
@@ -129,18 +129,18 @@ class ToolsOut(BaseModel):
     skill: str
     version: str
     profile: Profile | None = Field(description="None: the provider-neutral definitions.")
-    tools: list[dict[str, Any]] = Field(description="Tool definitions in the profile's wire format.")
+    tools: list[ProviderTool] = Field(description="Tool definitions in the profile's wire format.")
 
 
 class CompatibilityOut(BaseModel):
     skill: str
     version: str
     digest: str
-    report: dict[str, Any] = Field(description="Per profile and tool: ok, adapted (what changed) or refused (why).")
+    report: JsonObject = Field(description="Per profile and tool: ok, adapted (what changed) or refused (why).")
 
 
 def version_out(view: VersionView) -> VersionOut:
-    return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,  # type: ignore[arg-type]
+    return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,
                       builtin=view.builtin, content_digest=view.content_digest,
                       report=CheckReport.model_validate(view.report), created_at=view.created_at,
                       updated_at=view.updated_at, files=view.files)

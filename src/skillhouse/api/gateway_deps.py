@@ -10,12 +10,13 @@ secret key 503.
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 
 from skillhouse.api.errors import ErrorBody, error_responses
 from skillhouse.gateway import Gateway, make_gateway
+from skillhouse.json_types import JsonObject
 
 _BUILDING = threading.Lock()
 
@@ -36,7 +37,7 @@ def get_gateway(request: Request) -> Gateway:
 GatewayDep = Annotated[Gateway, Depends(get_gateway)]
 
 
-def gateway_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def gateway_responses(*statuses: int) -> dict[int | str, JsonObject]:
     """OpenAPI responses for a gateway route: the given error statuses, 401, 422 and 503."""
     return {**error_responses(*statuses),
             503: {"model": ErrorBody, "description": "The deployment cannot do this now: the guest is still being built "

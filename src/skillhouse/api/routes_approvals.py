@@ -10,7 +10,7 @@ may read approvals; deciding needs an ``approve`` (or ``admin``) token, recorded
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from skillhouse.api.deps import ApproveDep, RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Approval
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.tokens import Tenant
 
 router = APIRouter(prefix="/v1/approvals", tags=["approvals"])
@@ -33,7 +34,7 @@ class ApprovalOut(BaseModel):
     turn_id: str | None = Field(description="The turn whose call was held.")
     operation: str | None = Field(description="The matched operation (`skill.operation`), if any.")
     reason: str = Field(description="Why the request is gated (the skill's or tenant's gate reason).")
-    request: dict[str, Any] = Field(description="The canonical request the approval is bound to (no credentials).")
+    request: JsonObject = Field(description="The canonical request the approval is bound to (no credentials).")
     commitment: str = Field(description="`sha256:` of the canonical request's RFC 8785 JSON.")
     state: State
     created_at: float = Field(description="Epoch seconds.")

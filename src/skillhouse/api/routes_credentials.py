@@ -90,7 +90,7 @@ class TenantGates(BaseModel):
 
 def _out(binding: Binding) -> BindingOut:
     return BindingOut(origin=binding.origin.text, host=binding.host, port=binding.origin.port, header=binding.header,
-                      scheme=binding.scheme, allow_http=binding.allow_http)  # type: ignore[arg-type]
+                      scheme=binding.scheme, allow_http=binding.allow_http)
 
 
 @router.put("/credentials", responses=gateway_responses())

@@ -30,5 +30,5 @@ class GuestOut(BaseModel):
 def guest_status(_tenant: RunDep, guest: GuestDep) -> GuestOut:
     """The guest's state; poll it after start-up until `ready` (a first build takes minutes)."""
     status = guest.status()
-    return GuestOut(kind=status.kind, state=status.state, stage=status.stage,  # type: ignore[arg-type]
+    return GuestOut(kind=status.kind, state=status.state, stage=status.stage,
                     message=status.message, elapsed_seconds=status.elapsed_seconds)

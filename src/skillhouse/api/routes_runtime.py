@@ -9,7 +9,7 @@ content is immutable (409), and the bundle hash is canonical (RFC 8785, SHA-256)
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Path, Response
@@ -23,6 +23,7 @@ from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import run_call
+from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.registry import skill_specs, tool_specs
 from skillhouse.registry.builtin_releases import capability_operation
 from skillhouse.registry.errors import Invalid, problem
@@ -69,8 +70,8 @@ class SkillRelease(BaseModel):
     version: str
     bundle_hash: str = Field(description="sha256: over the RFC 8785 canonical JSON of the release document.")
     bundle: dict[str, str] = Field(description="The Agent Skills directory: file path to text.")
-    compatibility: dict[str, Any]
-    document: dict[str, Any] = Field(description="The release document the hash covers.")
+    compatibility: JsonObject
+    document: ReleaseDocument = Field(description="The release document the hash covers.")
     source: Literal["tenant", "builtin"]
     published_at: dt.datetime | None
 
@@ -79,16 +80,16 @@ class ResolvedManifestOut(BaseModel):
     source: Literal["inline", "tenant", "builtin"]
     tool_id: str | None
     version: int | None
-    manifest: dict[str, Any]
+    manifest: JsonObject
 
 
 def _tool_record(view: tool_specs.ToolSpecView) -> ToolSpecRecord:
-    return ToolSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+    return ToolSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",
                           tool_spec=view.spec, created_at=view.created_at, updated_at=view.updated_at)
 
 
 def _skill_record(view: skill_specs.SkillSpecView) -> SkillSpecRecord:
-    return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",  # type: ignore[arg-type]
+    return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",
                            skill_spec=view.spec, report=CheckReport.model_validate(view.report),
                            created_at=view.created_at, updated_at=view.updated_at)
 
@@ -185,12 +186,12 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
     require_guest(guest)
     answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, guest.kind,
                       guest.pool, credential_headers=only)
-    out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,  # type: ignore[arg-type]
+    out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,
                               version=resolved.version, manifest=manifest.model_dump())
     return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))
 
 
-def _path_names(operation: dict[str, Any]) -> set[str]:
+def _path_names(operation: OperationDocument) -> set[str]:
     # path parameters are strings; an issue number given as a JSON integer is sent as its digits
     return {str(a["name"]) for a in operation.get("arguments", []) if a.get("in") == "path"}
 

@@ -14,7 +14,7 @@ SQLite an open write transaction would hold the lock the gateway needs.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +26,7 @@ from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.host.calls import run_agent, run_call
 from skillhouse.host.models.factory import model_from_settings
+from skillhouse.json_types import ChatMessage, JsonObject, ProviderTool
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
 
 router = APIRouter(prefix="/v1/turns", tags=["turns"])
@@ -64,7 +65,7 @@ class TurnOut(BaseModel):
     tenant: str
     profile: Profile
     releases: list[BoundRelease]
-    tools: list[dict[str, Any]] = Field(description="The turn's tools in the profile's wire format.")
+    tools: list[ProviderTool] = Field(description="The turn's tools in the profile's wire format.")
     created_at: float = Field(description="Epoch seconds.")
 
 
@@ -74,7 +75,7 @@ class CallIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tool: str = Field(min_length=1, max_length=256, description="The tool's name as the turn offered it.")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="The call's arguments (a JSON object).")
+    arguments: JsonObject = Field(default_factory=dict, description="The call's arguments (a JSON object).")
 
 
 class CallError(BaseModel):
@@ -101,7 +102,7 @@ class CallAnswer(BaseModel):
 
 
 def _out(turn: Turn) -> TurnOut:
-    return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,  # type: ignore[arg-type]
+    return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,
                    releases=[BoundRelease(**entry) for entry in turn.bound()], tools=turn.tools(),
                    created_at=turn.created_at)
 
@@ -141,7 +142,7 @@ class RunIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     prompt: str | None = Field(default=None, max_length=20_000, description="The user's message.")
-    messages: list[dict[str, Any]] | None = Field(
+    messages: list[ChatMessage] | None = Field(
         default=None, max_length=200, description="Earlier neutral messages (role, content, tool_calls, tool_call_id)."
     )
     system: str | None = Field(default=None, max_length=20_000, description="Extra system instructions.")
@@ -156,8 +157,8 @@ class RunOut(BaseModel):
     final: str | None = Field(default=None, description="The model's final answer, when it gave one.")
     stopped: str = Field(description="`answer`, `max-steps`, `model-error` or `bad-request`.")
     steps: int
-    messages: list[dict[str, Any]]
-    error: dict[str, Any] | None = None
+    messages: list[ChatMessage]
+    error: JsonObject | None = None
 
 
 @router.post("/{turn_id}/run", response_model_exclude_unset=True, responses=gateway_responses(404))

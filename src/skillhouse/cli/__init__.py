@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from skillhouse.json_types import ReleaseDocument, ToolAnswer, ToolDefinition
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -140,7 +142,7 @@ def tools(
     print(json.dumps(listing, indent=2, ensure_ascii=False))
 
 
-def _release_document(path: Path) -> dict[str, Any]:
+def _release_document(path: Path) -> ReleaseDocument:
     """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.cli.environment import settings_or_exit
@@ -154,7 +156,7 @@ def _release_document(path: Path) -> dict[str, Any]:
     return document
 
 
-def _guest_eager_tools() -> list[dict[str, Any]]:
+def _guest_eager_tools() -> list[ToolDefinition]:
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.compiler.eager_tools import EAGER_TOOLS
 
@@ -181,7 +183,7 @@ def translate(
     compiled = _compiled_or_exit(path)
     catalogue = Catalogue([BoundSkill.from_document(compiled.document)], EAGER_TOOLS)
     resolution = catalogue.resolve(tool)
-    answer: dict[str, Any]
+    answer: ToolAnswer
     if resolution.tool is None:
         answer = {
             "error": {

@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 import typer
 
 from skillhouse.cli.environment import settings_or_exit
+from skillhouse.json_types import JsonObject
 
 if TYPE_CHECKING:
     from skillhouse.gateway import Gateway
@@ -89,7 +90,7 @@ def iso_time(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def request_summary(request: dict[str, Any], most: int = 4) -> str:
+def request_summary(request: JsonObject, most: int = 4) -> str:
     """One line for a held (canonical) request: method, path, and its first few scalar arguments from query and body."""
     parts = urlsplit(str(request.get("url", "")))
     arguments: list[tuple[str, Any]] = parse_qsl(parts.query, keep_blank_values=True)

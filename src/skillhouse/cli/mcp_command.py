@@ -23,6 +23,7 @@ from skillhouse.errors import CallerError, SkillhouseError, Unavailable
 from skillhouse.gateway import Gateway, make_gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
 from skillhouse.host.runner import RUNNER_KINDS
+from skillhouse.json_types import ProblemDocument
 from skillhouse.registry.errors import RegistryError
 from skillhouse.registry.tokens import TokenRejected, authenticate
 from skillhouse.registry.turns import Turn, bind_turn
@@ -168,7 +169,7 @@ def _prepare_wasm_guest() -> None:
         raise GuestUnavailable("wasm", exc.message) from None
 
 
-def _problem_line(problem: dict[str, Any], refs: Sequence[str]) -> str:
+def _problem_line(problem: ProblemDocument, refs: Sequence[str]) -> str:
     """A problem of :func:`bind_turn` said as the command line said it: ``skills.1`` is the second --skill."""
     path = str(problem.get("path", ""))
     match = _PROBLEM_INDEX.match(path)

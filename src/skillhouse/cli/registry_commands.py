@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import RegistryError
 from skillhouse.registry.scopes import DEFAULT_SCOPE, SCOPES
 
@@ -121,9 +122,9 @@ def publish(
     print(f"published {name} {chosen} {release['digest']}")
 
 
-def _call(response: httpx.Response) -> dict[str, Any]:
+def _call(response: httpx.Response) -> JsonObject:
     try:
-        body: dict[str, Any] = response.json()
+        body: JsonObject = response.json()
     except ValueError:
         body = {}
     if response.status_code >= 400:

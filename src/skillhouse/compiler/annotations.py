@@ -9,14 +9,15 @@ destructive; POST is taken as additive. Every tool reaches an outside API, an op
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from skillhouse.json_types import JsonObject
 
 READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 DESTRUCTIVE = frozenset({"PUT", "PATCH", "DELETE"})
 
 
-def operation_annotations(name: str, method: str, identity: Sequence[str]) -> dict[str, Any]:
+def operation_annotations(name: str, method: str, identity: Sequence[str]) -> JsonObject:
     """``title`` (from the operation name) and behaviour hints for an operation."""
     verb = method.upper()
     words = name.replace("_", " ").replace("-", " ").strip()

@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from skillhouse.json_types import JsonObject
+
 _LIMIT = 2**53 - 1  # what rfc8785 accepts
 _encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode
 
@@ -52,7 +54,7 @@ def _prepared(value: Any) -> Any:
     if kind is str or kind is bool or value is None:
         return value
     if kind is dict:
-        changed: dict[str, Any] | None = None
+        changed: JsonObject | None = None
         for key, item in value.items():
             if type(key) is not str or not key.isascii():
                 raise _Slow  # UTF-16 and code-point order may differ

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.frontmatter import Frontmatter
@@ -26,14 +26,14 @@ class OperationContext:
     """The file as errors name it."""
     front: Frontmatter
     text_lines: list[str]
-    types: dict[str, Any]
+    types: dict[str, JsonSchema]
     errors: list[SkillError] = field(default_factory=list)
 
     def error(self, code: str, message: str, *path: str | int) -> None:
         self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))
 
 
-def name_list(ctx: OperationContext, op: dict[str, Any], key: str, check_names: bool = True) -> list[tuple[str, int]]:
+def name_list(ctx: OperationContext, op: JsonObject, key: str, check_names: bool = True) -> list[tuple[str, int]]:
     value = op.get(key)
     if value is None:
         return []
@@ -69,7 +69,7 @@ def check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[tupl
                 seen[name] = where
 
 
-def mapping(ctx: OperationContext, op: dict[str, Any], key: str) -> dict[str, Any]:
+def mapping(ctx: OperationContext, op: JsonObject, key: str) -> JsonObject:
     value = op.get(key)
     if value is None:
         return {}

@@ -8,9 +8,9 @@ names free of operations.
 
 from __future__ import annotations
 
-from typing import Any
+from skillhouse.json_types import ToolDefinition
 
-EAGER_TOOLS: list[dict[str, Any]] = [
+EAGER_TOOLS: list[ToolDefinition] = [
     {
         "name": "load_tools",
         "description": (

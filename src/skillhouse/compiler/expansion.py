@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillhouse.errors import CallerError
+from skillhouse.json_types import JsonSchema
 
 TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
@@ -49,7 +50,7 @@ class _Expanded:
     """Type names replaced by ``{"type": "object"}`` inside: the value depends on them being on the stack."""
 
 
-def expand_types(schema: Any, types: dict[str, Any]) -> Any:
+def expand_types(schema: Any, types: dict[str, JsonSchema]) -> Any:
     """Return ``schema`` with every ``#/types/Name`` reference replaced by the type's schema.
 
     Raises :class:`UnknownType` for a reference that is not to a type in ``types`` and
@@ -71,7 +72,7 @@ def _spend(budget: list[int], nodes: int) -> None:
         raise TooLarge
 
 
-def _expand(node: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
+def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if ref is not None:
@@ -83,7 +84,7 @@ def _expand(node: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict
             value = resolved.value
             merged = {**value, **rest.value} if isinstance(value, dict) else {"allOf": [value], **rest.value}
             return _Expanded(merged, resolved.nodes + rest.nodes, resolved.cut | rest.cut)
-        out: dict[str, Any] = {}
+        out: JsonSchema = {}
         nodes = 1
         cut: frozenset[str] = frozenset()
         for key, value in node.items():
@@ -102,7 +103,7 @@ def _expand(node: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict
     return _Expanded(node, 1, frozenset())
 
 
-def _resolve(ref: Any, types: dict[str, Any], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
+def _resolve(ref: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
     if not isinstance(ref, str) or not ref.startswith(TYPE_PREFIX):
         raise UnknownType(str(ref), f"reference {ref!r} is not supported; refer to shared types as '#/types/Name'")
     name = ref[len(TYPE_PREFIX) :]

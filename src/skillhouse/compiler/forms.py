@@ -8,11 +8,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Any
 
 from skillhouse.compiler.context import ARGUMENT_NAME, OperationContext, check_one_place, name_list
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, expand_types
 from skillhouse.compiler.metaschema import schema_problem
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 
@@ -23,12 +23,12 @@ MEDIA_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\s*;\s*[A
 
 def flat_form(
     ctx: OperationContext,
-    op: dict[str, Any],
+    op: JsonObject,
     method: str,
     path_params: list[tuple[str, int]],
     query: list[tuple[str, int]],
     header: list[tuple[str, int]],
-) -> tuple[dict[str, Any], list[str], str | None] | None:
+) -> tuple[JsonSchema, list[str], str | None] | None:
     body = name_list(ctx, op, "body")
     if body and method in NO_BODY:
         ctx.error(codes.BODY_ON_GET, f"{method} has no body; send these fields in 'query' instead", "operation", "body")
@@ -65,26 +65,26 @@ def flat_form(
         if len(typed) > 1:
             ctx.error(codes.INVALID_OPERATION, f"{name!r} is given two types ({', '.join(typed)})", "operation", typed[1])
 
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     for name, _ in path_params:
         properties[name] = {"type": "string"}
     for name in [n for n, _ in query] + [n for n, _ in header] + [n for n, _ in body]:
         kind = next((k for k in TYPE_QUALIFIERS if name in qualified[k]), "string")
-        item: dict[str, Any] = {"type": kind}
+        item: JsonSchema = {"type": kind}
         properties[name] = {"type": "array", "items": item} if name in qualified["list"] else item
     required = sorted(n for n in properties if n not in qualified["optional"])
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    schema: JsonSchema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
     return schema, sorted(n for n, _ in body), None
 
 
 def schema_form(
     ctx: OperationContext,
-    op: dict[str, Any],
+    op: JsonObject,
     method: str,
     path_params: list[tuple[str, int]],
     query: list[tuple[str, int]],
     header: list[tuple[str, int]],
-) -> tuple[dict[str, Any], list[str], str | None] | None:
+) -> tuple[JsonSchema, list[str], str | None] | None:
     raw = op["schema"]
     if isinstance(raw, str):
         try:
@@ -181,7 +181,7 @@ def schema_form(
     return out, body, payload if isinstance(payload, str) else None
 
 
-def raw_body(ctx: OperationContext, op: dict[str, Any], encoding: str, schema: dict[str, Any], payload: str | None) -> str | None:
+def raw_body(ctx: OperationContext, op: JsonObject, encoding: str, schema: JsonSchema, payload: str | None) -> str | None:
     """``encoding: raw``: one string ``payload`` sent as it is, under the declared ``content_type``."""
     content_type = op.get("content_type")
     if encoding != "raw":

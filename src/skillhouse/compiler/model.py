@@ -6,7 +6,9 @@ These are plain data; the release document is their JSON form (:func:`operation_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
 
 Location = Literal["path", "query", "header", "body"]
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
@@ -25,8 +27,8 @@ class Argument:
     style: str | None = None
     """Query serialization other than repeated ``form``; ``None`` for the default."""
 
-    def document(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"name": self.name, "in": self.location, "wire": self.wire}
+    def document(self) -> JsonObject:
+        doc: JsonObject = {"name": self.name, "in": self.location, "wire": self.wire}
         if self.style is not None:
             doc["style"] = self.style
         return doc
@@ -46,19 +48,19 @@ class OperationDecl:
     url: str
     """URL template with ``{param}`` path segments."""
     arguments: tuple[Argument, ...]
-    schema: dict[str, Any]
+    schema: JsonSchema
     """The tool's parameters: one JSON Schema object with every reference expanded."""
     encoding: str = "json"
     headers: dict[str, str] = field(default_factory=dict)
     identity: tuple[str, ...] = ()
-    approval: dict[str, Any] | None = None
+    approval: JsonObject | None = None
     payload: str | None = None
     """An argument sent as the whole body (a body that is not an object), or ``None``."""
     content_type: str | None = None
     """With ``encoding: raw``: the media type of the payload, sent as it is (``image/jpeg``)."""
 
-    def document(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {
+    def document(self) -> OperationDocument:
+        doc: OperationDocument = {
             "name": self.name,
             "tool_name": self.tool_name,
             "file": self.file,

@@ -163,13 +163,13 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
 
     wire_of = {a: str(w) for a, w in names.items()}
     arguments: list[Argument] = []
-    for location, members in (
+    located: tuple[tuple[Location, list[str]], ...] = (
         ("path", [n for n, _ in path_params]),
         ("query", [n for n, _ in query]),
         ("header", [n for n, _ in header]),
         ("body", body),
-    ):
-        loc: Location = location  # type: ignore[assignment]
+    )
+    for loc, members in located:
         for name in members:
             style = styles.get(name) if loc == "query" else None
             arguments.append(Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style)))

@@ -25,6 +25,7 @@ from skillhouse.compiler.operation import (
     parse_gate,
 )
 from skillhouse.compiler.profiles import compatibility_report
+from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument, ToolDefinition
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.package import SkillPackage
@@ -39,7 +40,7 @@ class CompiledSkill:
     """A package that compiled clean: its operations and the release document built from them."""
 
     operations: tuple[OperationDecl, ...]
-    document: dict[str, Any]
+    document: ReleaseDocument
     """The release document including its ``digest``."""
 
     @property
@@ -50,7 +51,7 @@ class CompiledSkill:
         return canonical_json(self.document)
 
 
-def release_digest(document: dict[str, Any]) -> str:
+def release_digest(document: ReleaseDocument) -> str:
     """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key."""
     body = {k: v for k, v in document.items() if k != "digest"}
     return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
@@ -74,8 +75,8 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     """Compile ``package``; returns the compiled skill, or ``None`` and every error at once."""
     errors: list[SkillError] = []
     operations: list[OperationDecl] = []
-    documents: list[dict[str, Any]] = []
-    gates: list[dict[str, Any]] = []
+    documents: list[OperationDocument] = []
+    gates: list[JsonObject] = []
     names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_NAMES}
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
@@ -127,7 +128,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     manifest = package.manifest
     chosen = version or manifest.metadata.get("version") or DEFAULT_VERSION
     tools = [neutral_tool(op) for op in operations]
-    document: dict[str, Any] = {
+    document: ReleaseDocument = {
         "format": RELEASE_FORMAT,
         "skill": manifest.name,
         "version": chosen,
@@ -146,7 +147,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     return CompiledSkill(tuple(operations), document), []
 
 
-def neutral_tool(op: OperationDecl | dict[str, Any]) -> dict[str, Any]:
+def neutral_tool(op: OperationDecl | OperationDocument) -> ToolDefinition:
     """The provider-neutral tool definition of an operation: name, description, parameters, and
     annotations (title and behaviour hints) that profiles translate, such as MCP's."""
     if isinstance(op, OperationDecl):
@@ -158,6 +159,6 @@ def neutral_tool(op: OperationDecl | dict[str, Any]) -> dict[str, Any]:
     return {**tool, "annotations": operation_annotations(name, method, identity)}
 
 
-def _reason(approval: Any) -> dict[str, Any]:
+def _reason(approval: Any) -> JsonObject:
     return {"reason": approval["reason"]} if isinstance(approval, dict) and "reason" in approval else {}
 

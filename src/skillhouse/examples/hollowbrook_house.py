@@ -14,7 +14,8 @@ import itertools
 import threading
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
-from typing import Any
+
+from skillhouse.json_types import JsonObject
 
 MAX_NIGHTS = 30
 
@@ -48,8 +49,8 @@ class HouseError(Exception):
         self.message = message
         self.field = field
 
-    def document(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+    def document(self) -> JsonObject:
+        error: JsonObject = {"code": self.code, "message": self.message}
         if self.field is not None:
             error["field"] = self.field
         return {"error": error}
@@ -88,13 +89,13 @@ class Guesthouse:
 
     def __init__(self, rooms: tuple[Room, ...] = ROOMS) -> None:
         self.rooms = {room.room_id: room for room in rooms}
-        self._bookings: dict[str, dict[str, Any]] = {}
-        self._charges: dict[str, dict[str, Any]] = {}
+        self._bookings: dict[str, JsonObject] = {}
+        self._charges: dict[str, JsonObject] = {}
         self._lock = threading.Lock()
         self._booking_numbers = itertools.count(1)
         self._charge_numbers = itertools.count(1)
 
-    def list_rooms(self, min_guests: int | None = None) -> list[dict[str, Any]]:
+    def list_rooms(self, min_guests: int | None = None) -> list[JsonObject]:
         return [asdict(r) for r in self.rooms.values() if min_guests is None or r.sleeps >= min_guests]
 
     def room(self, room_id: int) -> Room:
@@ -104,7 +105,7 @@ class Guesthouse:
             raise HouseError(404, "unknown-room", f"room_id {room_id} is not a room here (rooms: {known})", "room_id")
         return room
 
-    def availability(self, room_id: int, arrival: object, departure: object) -> dict[str, Any]:
+    def availability(self, room_id: int, arrival: object, departure: object) -> JsonObject:
         room = self.room(room_id)
         first, leaving = parse_stay(arrival, departure)
         with self._lock:
@@ -117,7 +118,7 @@ class Guesthouse:
             "taken": [night.isoformat() for night in taken],
         }
 
-    def book(self, fields: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
+    def book(self, fields: JsonObject, idempotency_key: str | None = None) -> JsonObject:
         """Take one room of the kind asked for; ``fields`` already checked by the caller's schema."""
         room = self.room(fields["room_id"])
         first, leaving = parse_stay(fields["arrival"], fields["departure"])
@@ -144,7 +145,7 @@ class Guesthouse:
             self._bookings[booking["booking_id"]] = booking
             return dict(booking)
 
-    def cancel(self, booking_id: str) -> dict[str, Any]:
+    def cancel(self, booking_id: str) -> JsonObject:
         with self._lock:
             booking = self._find_booking(booking_id)
             if booking["status"] == "cancelled":
@@ -152,7 +153,7 @@ class Guesthouse:
             booking["status"] = "cancelled"
             return dict(booking)
 
-    def charge(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def charge(self, fields: JsonObject) -> JsonObject:
         with self._lock:
             booking = self._find_booking(fields["booking_id"])
             if booking["status"] != "confirmed":
@@ -167,15 +168,15 @@ class Guesthouse:
             self._charges[charge["charge_id"]] = charge
             return dict(charge)
 
-    def bookings(self) -> list[dict[str, Any]]:
+    def bookings(self) -> list[JsonObject]:
         with self._lock:
             return [dict(b) for b in self._bookings.values()]
 
-    def charges(self) -> list[dict[str, Any]]:
+    def charges(self) -> list[JsonObject]:
         with self._lock:
             return [dict(c) for c in self._charges.values()]
 
-    def _find_booking(self, booking_id: object) -> dict[str, Any]:
+    def _find_booking(self, booking_id: object) -> JsonObject:
         booking = self._bookings.get(booking_id) if isinstance(booking_id, str) else None
         if booking is None:
             raise HouseError(404, "unknown-booking", f"booking {booking_id!r} does not exist", "booking_id")

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from skillhouse.examples.hollowbrook_house import Guesthouse, HouseError, invalid
+from skillhouse.json_types import JsonObject
 
 DEFAULT_PORT = 8084
 MAX_BODY = 64 * 1024
@@ -44,7 +45,7 @@ Query = dict[str, list[str]]
 Route = Callable[[str, Query], tuple[int, Any]]
 
 
-def checked_fields(body: Any, spec: dict[str, tuple[type, bool]]) -> dict[str, Any]:
+def checked_fields(body: Any, spec: dict[str, tuple[type, bool]]) -> JsonObject:
     """The body's fields if they are exactly what ``spec`` allows, else the first problem found."""
     if not isinstance(body, dict):
         raise HouseError(400, "invalid-body", "the body must be a JSON object")

@@ -15,13 +15,14 @@ from typing import Any
 import yaml
 
 from skillhouse.export.examples import example_value
+from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument, ReleaseDocument
 
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 REFERENCES = "references"
 _CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded", "multipart": "multipart/form-data"}
 
 
-def export_release(document: dict[str, Any]) -> dict[str, str]:
+def export_release(document: ReleaseDocument) -> dict[str, str]:
     """The bundle's files (path inside the bundle to text) for a release document."""
     operations = [op for op in document.get("operations", []) if isinstance(op, dict)]
     files: dict[str, str] = {}
@@ -44,8 +45,8 @@ def write_bundle(files: dict[str, str], out_dir: str | Path) -> Path:
     return root
 
 
-def _manifest(document: dict[str, Any], operations: list[dict[str, Any]]) -> str:
-    front: dict[str, Any] = {"name": document["skill"], "description": document["description"]}
+def _manifest(document: ReleaseDocument, operations: list[OperationDocument]) -> str:
+    front: JsonObject = {"name": document["skill"], "description": document["description"]}
     if document.get("license"):
         front["license"] = document["license"]
     if document.get("compatibility_note"):
@@ -74,13 +75,13 @@ def _manifest(document: dict[str, Any], operations: list[dict[str, Any]]) -> str
     return f"---\n{head}---\n" + "\n\n".join(p for p in parts if p) + "\n"
 
 
-def reference_file(op: dict[str, Any]) -> str:
+def reference_file(op: OperationDocument) -> str:
     """One operation's reference: its prose, then "The call" generated from the declaration."""
     prose = str(op.get("prose") or op.get("description") or "").strip()
     return f"# {op['name']}\n\n{prose}\n\n{the_call(op)}"
 
 
-def the_call(op: dict[str, Any]) -> str:
+def the_call(op: OperationDocument) -> str:
     """The "The call" section: the request this operation makes, from its declaration alone."""
     schema = op.get("schema") or {}
     properties = schema.get("properties") or {}
@@ -118,7 +119,7 @@ def the_call(op: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _example_body(op: dict[str, Any], body_args: list[dict[str, Any]], properties: dict[str, Any], required: set[str]) -> str:
+def _example_body(op: OperationDocument, body_args: list[JsonObject], properties: dict[str, JsonSchema], required: set[str]) -> str:
     payload = op.get("payload")
     if payload is not None:
         value = example_value(properties.get(payload, {}))

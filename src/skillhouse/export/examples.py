@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillhouse.json_types import JsonObject
+
 _FORMATS = {
     "date": "2024-01-31",
     "date-time": "2024-01-31T12:00:00Z",
@@ -40,7 +42,7 @@ def example_value(schema: Any, depth: int = 0) -> Any:
             usable = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
             return example_value((usable or options)[0], depth + 1)
     if isinstance(schema.get("allOf"), list):
-        merged: dict[str, Any] = {}
+        merged: JsonObject = {}
         for part in schema["allOf"]:
             value = example_value(part, depth + 1)
             if isinstance(value, dict):

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from skillhouse.gateway.errors import ApprovalError
+from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow
 
@@ -32,14 +33,14 @@ class Approval:
     turn_id: str | None
     operation: str | None
     reason: str
-    canonical: dict[str, Any]
+    canonical: JsonObject
     commitment: str
     state: str
     created_at: float
     expires_at: float
     decided_by: str | None
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         return {
             "id": self.id, "turn_id": self.turn_id, "operation": self.operation, "reason": self.reason,
             "request": self.canonical, "commitment": self.commitment, "state": self.state,

@@ -15,11 +15,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
 
 from skillhouse.gateway.key_audit import AUDIT_FINISHED, AUDIT_OPENED
+from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow
 from skillhouse.store.prepared import Prepared, one_statement, writing
@@ -46,12 +47,12 @@ class AuditEntry:
 _TABLE = cast(Table, AuditRow.__table__)
 
 
-def opening(entry: AuditEntry) -> dict[str, Any]:
+def opening(entry: AuditEntry) -> JsonObject:
     """The values of a new row for ``entry``: every column but the id."""
     return {"at": time.time(), **asdict(entry)}
 
 
-def finishing(entry: AuditEntry) -> dict[str, Any]:
+def finishing(entry: AuditEntry) -> JsonObject:
     """The values an opened row takes when its decision ends as ``entry`` says (logged here)."""
     log_decision(entry)
     return {name: getattr(entry, name) for name in AUDIT_FINISHED}
@@ -96,7 +97,7 @@ class AuditLog:
         with one_statement(self.database) if self._single else writing(self.database) as transaction:
             transaction.execute(self._finish, {"row_id": row_id, **finishing(entry)})
 
-    def rows(self, tenant: str, limit: int = 100) -> list[dict[str, Any]]:
+    def rows(self, tenant: str, limit: int = 100) -> list[JsonObject]:
         with self.database.reading() as session:
             found = session.scalars(
                 select(AuditRow).where(AuditRow.tenant_id == tenant).order_by(AuditRow.id.desc()).limit(limit)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 
+from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow, TurnRow
 
@@ -29,7 +29,7 @@ class AuditFilter:
     approval: str = ""
 
 
-def audit_rows(database: Database, tenant: str, where: AuditFilter, limit: int = AUDIT_LIMIT) -> list[dict[str, Any]]:
+def audit_rows(database: Database, tenant: str, where: AuditFilter, limit: int = AUDIT_LIMIT) -> list[JsonObject]:
     """The tenant's audit rows matching ``where``, newest first, as column-name dicts."""
     query = select(AuditRow).where(AuditRow.tenant_id == tenant)
     if where.turn:
@@ -71,7 +71,7 @@ def approval_states(database: Database, tenant: str, approval_ids: Iterable[str]
                 for id_, state, expires_at in rows}
 
 
-def turn_row(database: Database, tenant: str, turn_id: str) -> dict[str, Any] | None:
+def turn_row(database: Database, tenant: str, turn_id: str) -> JsonObject | None:
     """The turn's profile and bound releases, when the turn was recorded for this tenant."""
     with database.sessions() as session:
         row = session.get(TurnRow, turn_id)

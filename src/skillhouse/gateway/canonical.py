@@ -34,6 +34,7 @@ from typing import Any
 from skillhouse.gateway.canonical_url import CanonicalURL, canonical_url
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import DuplicateHeader, DuplicateJsonKey, GatewayError, InvalidRequest
+from skillhouse.json_types import JsonObject
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 MAX_HEADERS = 64
@@ -77,7 +78,7 @@ class CanonicalRequest:
         wanted = name.lower()
         return next((value for key, value in self.headers if key == wanted), None)
 
-    def document(self, left_out: frozenset[str] = frozenset()) -> dict[str, Any]:
+    def document(self, left_out: frozenset[str] = frozenset()) -> JsonObject:
         """The request as a person approves it and the commitment covers it: ``left_out`` are the
         headers the gateway injects (credentials), whose guest values are never sent."""
         headers = {name: value for name, value in self.headers if name not in left_out}
@@ -150,8 +151,8 @@ def _headers(headers: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pair for pair in kept if pair[0] not in GATEWAY_HEADERS))
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> JsonObject:
+    found: JsonObject = {}
     for key, value in pairs:
         if key in found:
             raise DuplicateJsonKey(f"the JSON body has the key {key!r} twice in one object", field="body", key=key)

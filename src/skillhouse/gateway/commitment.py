@@ -23,6 +23,7 @@ from skillhouse.compiler import canonical_json
 from skillhouse.gateway.canonical import CanonicalRequest
 from skillhouse.gateway.errors import InvalidRequest
 from skillhouse.gateway.matching import Match
+from skillhouse.json_types import JsonObject
 
 
 def commitment(canonical: Mapping[str, Any]) -> str:
@@ -57,14 +58,14 @@ def _single(values: list[str] | None) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def identity_values(match: Match, request: CanonicalRequest) -> dict[str, Any]:
+def identity_values(match: Match, request: CanonicalRequest) -> JsonObject:
     """Each ``identity`` field's value as the request carries it (``None`` where it is absent)."""
     document = match.operation.document
     places = {str(arg["name"]): (str(arg["in"]), str(arg["wire"])) for arg in document.get("arguments", [])}
     parsed_body = request.json_body
     form = _form_fields(request)
     params = parse_qs(request.url.query, keep_blank_values=True)
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for name in document.get("identity", []):
         where, wire = places.get(str(name), ("body", str(name)))
         if where == "path":

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import Table, bindparam, delete, select
@@ -28,11 +28,13 @@ from sqlalchemy.exc import IntegrityError
 from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError, GatewayUnavailable
+from skillhouse.json_types import one_of
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow
 from skillhouse.store.prepared import DriverTransaction, Prepared
 
-SCHEMES = ("bearer", "basic", "header")
+CredentialScheme = Literal["bearer", "basic", "header"]
+SCHEMES: tuple[CredentialScheme, ...] = get_args(CredentialScheme)
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # fullmatch: ``$`` would let a final line break through
 _TABLE = cast(Table, CredentialRow.__table__)
 CREDENTIAL_COLUMNS = (_TABLE.c.origin_scheme, _TABLE.c.port, _TABLE.c.allow_http, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value)
@@ -45,7 +47,7 @@ class Binding:
 
     origin: Origin
     header: str
-    scheme: str
+    scheme: CredentialScheme
     allow_http: bool = False
 
     @property
@@ -150,7 +152,7 @@ class CredentialStore:
                 break
             except IntegrityError:
                 continue  # a concurrent writer bound the same header first; replace theirs
-        return Binding(where, name.lower(), scheme, allow_http)
+        return Binding(where, name.lower(), one_of(scheme, SCHEMES, "scheme"), allow_http)
 
     def list(self, tenant: str) -> list[Binding]:
         with self.database.transaction() as session:
@@ -159,7 +161,7 @@ class CredentialStore:
                 .where(CredentialRow.tenant_id == tenant)
                 .order_by(CredentialRow.host, CredentialRow.origin_scheme, CredentialRow.port, CredentialRow.header)
             )
-            return [Binding(Origin(r.origin_scheme, r.host, r.port), r.header, r.scheme, r.allow_http) for r in rows]
+            return [Binding(Origin(r.origin_scheme, r.host, r.port), r.header, one_of(r.scheme, SCHEMES, "scheme"), r.allow_http) for r in rows]
 
     def delete(self, tenant: str, origin: str, header: str) -> bool:
         """Remove the binding of ``origin`` (a bare host meaning https, as in :meth:`put`) and ``header``."""

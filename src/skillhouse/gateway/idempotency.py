@@ -32,6 +32,7 @@ from sqlalchemy import Table, bindparam, delete, select, update
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
 from skillhouse.gateway.key_audit import KeyAuditWrites
+from skillhouse.json_types import FetchAnswer
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
 from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read
@@ -59,7 +60,7 @@ class Claimed:
 class Replay:
     """An earlier request with this key completed: answer with its response."""
 
-    response: dict[str, Any]
+    response: FetchAnswer
 
 
 _TABLE = cast(Table, IdempotencyRow.__table__)
@@ -76,7 +77,7 @@ class KeyRow:
     commitment: str
     lease_until: float
     expires_at: float
-    response: dict[str, Any] | None
+    response: FetchAnswer | None
 
 
 def key_row(found: tuple[Any, ...] | None) -> KeyRow | None:
@@ -181,7 +182,7 @@ class IdempotencyStore:
             idempotency_key=key,
         )
 
-    def complete(self, claimed: Claimed, tenant: str, response: Mapping[str, Any], audit: Mapping[str, Any]) -> None:
+    def complete(self, claimed: Claimed, tenant: str, response: FetchAnswer, audit: Mapping[str, Any]) -> None:
         """Store the answer, duplicates now replay it; and finish the claim's audit row (``AuditLog.finishing``)."""
         values = {"tenant": tenant, "key": claimed.key, "response": json_text(dict(response)),
                   "expires_at": self.clock() + self.policy.ttl_seconds}  # fmt: skip

@@ -14,12 +14,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from sqlalchemy import delete, insert, select
 
 from skillhouse.errors import ConflictError, NotFoundError
 from skillhouse.gateway.errors import GatewayError
+from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow, KeyClearingRow
 
@@ -46,7 +46,7 @@ class KeyState:
     created_at: float
     expires_at: float
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         return asdict(self)
 
 
@@ -61,7 +61,7 @@ class Clearing:
     cleared_by: str
     cleared_at: float
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         return asdict(self)
 
 

@@ -14,16 +14,16 @@ the gate on ``/charges`` and keyed like it, as many servers route the two alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from skillhouse.compiler.url_form import NotCanonical, canonical_path
 from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.egress import Target, parse_target
 from skillhouse.gateway.errors import GatewayError
+from skillhouse.json_types import OperationDocument, ReleaseDocument
 
 _PARAMETER = re.compile(r"\{[^{}/]*\}")
 
@@ -34,7 +34,7 @@ class BoundOperation:
 
     skill: str
     version: str
-    document: Mapping[str, Any]
+    document: OperationDocument
 
     @property
     def name(self) -> str:
@@ -139,7 +139,7 @@ def _template_target(url: str) -> Target:
 class BoundReleases:
     """The operations and gates of a turn's bound releases, ready to match requests against."""
 
-    def __init__(self, releases: Iterable[Mapping[str, Any]], tenant_gates: Iterable[Gate] = ()) -> None:
+    def __init__(self, releases: Iterable[ReleaseDocument], tenant_gates: Iterable[Gate] = ()) -> None:
         self.operations: list[tuple[BoundOperation, Target]] = []
         self.gates: list[Gate] = list(tenant_gates)
         # built once per turn, read on every request: candidates by (method, scheme, authority)

@@ -59,6 +59,7 @@ from skillhouse.gateway.upstream import (
     Withheld,
     failure_details,
 )
+from skillhouse.json_types import FetchAnswer, FetchRequest, JsonObject
 from skillhouse.store.database import Database
 
 log = logging.getLogger("skillhouse.gateway")
@@ -138,7 +139,7 @@ class Gateway:
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
 
-    def fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
+    def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
         try:
             return self._fetch(turn, request)
@@ -153,7 +154,7 @@ class Gateway:
                 code="gateway-failure",
             ).document()
 
-    def _fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> dict[str, Any]:
+    def _fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> FetchAnswer:
         try:
             call = self._read(turn, request)
         except GatewayError as refusal:
@@ -191,7 +192,7 @@ class Gateway:
         entry = AuditEntry(turn.tenant, turn.turn_id, canonical.method, target.authority, target.path, "pending")
         return _Call(canonical, target, entry)
 
-    def _decide(self, turn: TurnContext, call: _Call) -> dict[str, Any]:
+    def _decide(self, turn: TurnContext, call: _Call) -> FetchAnswer:
         request = call.request
         match = turn.releases.match(request.method, call.target)
         key: str | None = None
@@ -275,7 +276,7 @@ class Gateway:
         except Withheld as exc:
             # the upstream acted and answered: the refusal is this request's answer, stored under its key
             withheld = UpstreamFailed(exc.message, code=exc.code, **failure_details(exc)).document()
-            outcome: dict[str, Any] = {"status": exc.status, "code": exc.code, "idempotency_key": key, "approval_id": approval_id}
+            outcome: JsonObject = {"status": exc.status, "code": exc.code, "idempotency_key": key, "approval_id": approval_id}
             if claimed is None:
                 self._record(call, "allowed", **outcome)
             else:
@@ -292,7 +293,7 @@ class Gateway:
         return answer
 
     @staticmethod
-    def _answer(response: UpstreamResponse, redactor: Redactor) -> dict[str, Any]:
+    def _answer(response: UpstreamResponse, redactor: Redactor) -> FetchAnswer:
         headers = {k: v for k, v in response.headers.items() if k.lower() not in _NOT_RETURNED}
         return redactor.answer(response.status, headers, response.body)  # scrubbed, or response-withheld
 

@@ -34,8 +34,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
+
+from skillhouse.json_types import FetchAnswer
 
 REDACTED = "[REDACTED]"
 WITHHELD = "response-withheld"
@@ -184,7 +185,7 @@ class Redactor:
     def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
         return {self.text(name): self.text(value) for name, value in headers.items()}
 
-    def answer(self, status: int, headers: Mapping[str, str], body: str) -> dict[str, Any]:
+    def answer(self, status: int, headers: Mapping[str, str], body: str) -> FetchAnswer:
         """The answer in the ``fetch_url`` contract, scrubbed, or ``response-withheld`` when scrubbing is not enough."""
         if not self:
             return {"status": status, "headers": dict(headers), "body": body}

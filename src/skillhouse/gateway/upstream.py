@@ -32,7 +32,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import h11
 import httpcore
@@ -41,6 +40,7 @@ import httpx
 from skillhouse.errors import ExternalFailure
 from skillhouse.gateway.egress import EgressDecision
 from skillhouse.gateway.upstream_wire import CURRENT, Attempt, PinnedBackend, PinnedTransport
+from skillhouse.json_types import JsonObject
 
 __all__ = ["MaybeSent", "NotSent", "PinnedBackend", "PinnedTransport", "UpstreamClient", "UpstreamResponse", "Withheld"]
 
@@ -244,7 +244,7 @@ class UpstreamClient:
             self._clients.clear()
 
 
-def failure_details(exc: NotSent | MaybeSent | Withheld) -> dict[str, Any]:
+def failure_details(exc: NotSent | MaybeSent | Withheld) -> JsonObject:
     """What a refusal built from ``exc`` carries besides its code and message."""
     if isinstance(exc, NotSent):
         return {"sent": False, **({"field": exc.field} if exc.field else {})}

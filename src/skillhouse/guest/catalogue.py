@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+
+from skillhouse.guest.values import JsonObject, OperationDocument, ToolDefinition
 
 NEAREST = 3
 
@@ -25,11 +26,11 @@ class BoundSkill:
     version: str
     description: str
     instructions: str
-    operations: list[dict[str, Any]]
-    documents: list[dict[str, Any]]
+    operations: list[OperationDocument]
+    documents: list[JsonObject]
 
     @classmethod
-    def from_document(cls, doc: dict[str, Any]) -> BoundSkill:
+    def from_document(cls, doc: JsonObject) -> BoundSkill:
         return cls(
             name=str(doc["skill"]),
             version=str(doc.get("version", "")),
@@ -53,12 +54,12 @@ class Resolution:
 class Catalogue:
     """The bound operations of a turn, indexed by full tool name and by the short name skills use."""
 
-    def __init__(self, skills: list[BoundSkill], eager: list[dict[str, Any]]) -> None:
+    def __init__(self, skills: list[BoundSkill], eager: list[ToolDefinition]) -> None:
         # the eager definitions come from the host (``eager-tools``): the guest implements the three
         # tools but keeps no copy of how they are described
         self.skills = {s.name: s for s in skills}
         self.eager = eager
-        self.operations: dict[str, dict[str, Any]] = {}
+        self.operations: dict[str, OperationDocument] = {}
         self.skill_of: dict[str, str] = {}
         self.by_short: dict[str, list[str]] = {}
         for skill in skills:
@@ -67,7 +68,7 @@ class Catalogue:
                 self.skill_of[op["tool_name"]] = skill.name
                 self.by_short.setdefault(op["name"], []).append(op["tool_name"])
 
-    def definition(self, tool: str) -> dict[str, Any]:
+    def definition(self, tool: str) -> ToolDefinition:
         """The neutral definition of a bound operation's tool."""
         op = self.operations[tool]
         return {"name": tool, "description": op["description"], "parameters": op["schema"]}

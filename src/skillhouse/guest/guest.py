@@ -20,6 +20,7 @@ from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
+from skillhouse.guest.values import JsonObject, ToolDefinition
 
 IMPLEMENTED_EAGER = ("load_tools", "read_object", "fetch_url")
 """The eager tools this guest runs itself; their definitions come from the host (``eager-tools``)."""
@@ -34,15 +35,15 @@ class Guest:
     def __init__(self, host: Host) -> None:
         self.host = host
         skills = [BoundSkill.from_document(doc) for doc in json.loads(host.skill_operations())]
-        self.eager: list[dict[str, Any]] = json.loads(host.eager_tools())
+        self.eager: list[ToolDefinition] = json.loads(host.eager_tools())
         self.catalogue = Catalogue(skills, self.eager)
         self.loaded: list[str] = []
 
-    def offered(self) -> list[dict[str, Any]]:
+    def offered(self) -> list[ToolDefinition]:
         """Tool definitions the model may call now: the eager ones and those loaded."""
         return [*self.eager, *(self.catalogue.definition(t) for t in self.loaded)]
 
-    def deferred(self) -> list[dict[str, Any]]:
+    def deferred(self) -> list[ToolDefinition]:
         """Bound operations not loaded yet."""
         return [self.catalogue.definition(t) for t in self.catalogue.operations if t not in self.loaded]
 
@@ -94,9 +95,9 @@ class Guest:
         # wasm boundary costs more than the guest's work on a typical call
         return self.host.fetch_url(json.dumps(request, ensure_ascii=False))
 
-    def load_tools(self, names: list[str]) -> dict[str, Any]:
+    def load_tools(self, names: list[str]) -> JsonObject:
         loaded: list[str] = []
-        problems: list[dict[str, Any]] = []
+        problems: list[JsonObject] = []
         for asked in names:
             resolution = self.catalogue.resolve(asked)
             if resolution.tool is not None:
@@ -106,7 +107,7 @@ class Guest:
                     loaded.append(resolution.tool)
                 continue
             problems.append({"name": asked, "code": resolution.code, "candidates": resolution.candidates})
-        answer: dict[str, Any] = {
+        answer: JsonObject = {
             "loaded": [
                 {"name": t, "description": self.catalogue.operations[t]["description"]} for t in loaded
             ]
@@ -122,7 +123,7 @@ class Guest:
             return _dump(answer)
         return self.host.read_object(path)
 
-    def fetch_url(self, arguments: dict[str, Any]) -> str:
+    def fetch_url(self, arguments: JsonObject) -> str:
         url = str(arguments["url"])
         refusal = fetch_refusal(self.catalogue, url)
         if refusal is not None:
@@ -149,7 +150,7 @@ def _candidates_hint(candidates: list[str]) -> str:
     return "; did you mean " + " or ".join(candidates) + "?" if candidates else ""
 
 
-def _problem_text(problem: dict[str, Any]) -> str:
+def _problem_text(problem: JsonObject) -> str:
     name, candidates = problem["name"], problem["candidates"]
     if problem["code"] == "ambiguous-name":
         return f"{name!r} is an operation of several skills; load one of " + ", ".join(candidates)

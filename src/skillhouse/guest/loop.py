@@ -25,6 +25,7 @@ from skillhouse.guest.catalogue import Catalogue
 from skillhouse.guest.depth import nesting_depth
 from skillhouse.guest.host import Host
 from skillhouse.guest.results import model_text
+from skillhouse.guest.values import ChatMessage, JsonObject, ToolDefinition
 
 
 class TurnGuest(Protocol):
@@ -33,9 +34,9 @@ class TurnGuest(Protocol):
     host: Host
     catalogue: Catalogue
 
-    def offered(self) -> list[dict[str, Any]]: ...
+    def offered(self) -> list[ToolDefinition]: ...
 
-    def deferred(self) -> list[dict[str, Any]]: ...
+    def deferred(self) -> list[ToolDefinition]: ...
 
     def call_tool(self, name: str, arguments: str) -> str: ...
 
@@ -72,7 +73,7 @@ def system_prompt(guest: TurnGuest, extra: str | None) -> str:
 TURN_DEPTH = 128
 
 
-def run_turn(guest: TurnGuest, request_text: str) -> dict[str, Any]:
+def run_turn(guest: TurnGuest, request_text: str) -> JsonObject:
     # Checked before parsing, so the answer does not depend on the interpreter's stack (it differs
     # between CPython in process and the WebAssembly component).
     if nesting_depth(request_text) > TURN_DEPTH:
@@ -89,7 +90,7 @@ def run_turn(guest: TurnGuest, request_text: str) -> dict[str, Any]:
         return _stopped(
             [], 0, "bad-request", {"code": "bad-request", "message": "the turn request must be an object"}
         )
-    messages: list[dict[str, Any]] = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    messages: list[ChatMessage] = [m for m in request.get("messages") or [] if isinstance(m, dict)]
     if isinstance(request.get("prompt"), str):
         messages.append({"role": "user", "content": request["prompt"]})
     if not messages:
@@ -139,9 +140,9 @@ def run_turn(guest: TurnGuest, request_text: str) -> dict[str, Any]:
 
 
 def _stopped(
-    messages: list[dict[str, Any]], steps: int, why: str, problem: dict[str, Any] | None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"final": None, "stopped": why, "steps": steps, "messages": messages}
+    messages: list[JsonObject], steps: int, why: str, problem: JsonObject | None
+) -> JsonObject:
+    out: JsonObject = {"final": None, "stopped": why, "steps": steps, "messages": messages}
     if problem is not None:
         out["error"] = problem
     return out

@@ -16,16 +16,17 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from skillhouse.guest.catalogue import BoundSkill, Catalogue
+from skillhouse.guest.values import JsonObject, OperationDocument
 
 SKILL_PREFIX = "skill/"
 _SKILL_HOSTS = ("skill", "skills")
 
 
-def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error(code: str, message: str, **extra: Any) -> JsonObject:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-def read_skill_object(catalogue: Catalogue, path: str) -> dict[str, Any] | None:
+def read_skill_object(catalogue: Catalogue, path: str) -> JsonObject | None:
     """The answer for a ``skill/...`` path, or ``None`` when ``path`` is not one (the host reads it)."""
     clean = path.strip().lstrip("/")
     if not clean.startswith(SKILL_PREFIX) and clean != "skill":
@@ -82,7 +83,7 @@ def file_text(skill: BoundSkill, file_name: str) -> str | None:
     return None
 
 
-def call_summary(op: dict[str, Any]) -> str:
+def call_summary(op: OperationDocument) -> str:
     """A short "The call" section generated from the declaration (the tool builds the request)."""
     lines = [
         "## The call",
@@ -148,7 +149,7 @@ def _operation_hosts(catalogue: Catalogue) -> set[str]:
     return hosts
 
 
-def fetch_refusal(catalogue: Catalogue, url: str) -> dict[str, Any] | None:
+def fetch_refusal(catalogue: Catalogue, url: str) -> JsonObject | None:
     """A ``use-read-object`` refusal when ``url`` reaches for a skill file, else ``None``."""
     path = skill_path_for_url(catalogue, url)
     if path is None:

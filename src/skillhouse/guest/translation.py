@@ -22,6 +22,7 @@ from urllib.parse import quote, quote_plus
 
 from skillhouse.errors import CallerError
 from skillhouse.guest.validation import Violation, json_path, validate
+from skillhouse.guest.values import FetchRequest, JsonObject, OperationDocument
 
 NO_BODY = ("GET", "HEAD")
 _STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
@@ -50,7 +51,7 @@ class InvalidArguments(CallerError):
         }
 
 
-def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
+def build_request(operation: OperationDocument, arguments: Any) -> FetchRequest:
     """The request for calling ``operation`` (a release operation document) with ``arguments``.
 
     Raises :class:`InvalidArguments` listing every violation; nothing partial is ever returned.
@@ -72,13 +73,13 @@ def build_request(operation: dict[str, Any], arguments: Any) -> dict[str, Any]:
     return translate(operation, arguments)
 
 
-def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+def translate(operation: OperationDocument, arguments: JsonObject) -> FetchRequest:
     """The request for ``arguments``, which must already be valid for the operation's schema."""
     method = str(operation["method"]).upper()
     if _floats_in(arguments) != _NO_FLOATS:
         # whole floats print as integers (2, not 2.0); done once here, so encoders need not
         arguments = normalized(arguments)
-    by_location: dict[str, list[dict[str, Any]]] = {"path": [], "query": [], "header": [], "body": []}
+    by_location: dict[str, list[JsonObject]] = {"path": [], "query": [], "header": [], "body": []}
     for argument in operation["arguments"]:
         by_location[argument["in"]].append(argument)
 
@@ -118,7 +119,7 @@ def translate(operation: dict[str, Any], arguments: dict[str, Any]) -> dict[str,
     return {"method": method, "url": url, "headers": headers, "body": body}
 
 
-def _wire_violations(operation: dict[str, Any], arguments: dict[str, Any]) -> list[Violation]:
+def _wire_violations(operation: JsonObject, arguments: JsonObject) -> list[Violation]:
     out: list[Violation] = []
     for argument in operation["arguments"]:
         value = arguments.get(argument["name"])
@@ -190,7 +191,7 @@ def _non_finite(value: Any, path: str) -> list[Violation]:
 
 
 def _body_fields(
-    operation: dict[str, Any], body_args: list[dict[str, Any]], arguments: dict[str, Any]
+    operation: JsonObject, body_args: list[JsonObject], arguments: JsonObject
 ) -> Any:
     """The body value before encoding, or ``None`` when there is no body."""
     payload = operation.get("payload")

@@ -19,6 +19,8 @@ from fractions import Fraction
 from typing import Any
 
 from skillhouse.guest.values import (
+    JsonObject,
+    JsonSchema,
     Violation,
     article,
     declared_types,
@@ -165,7 +167,7 @@ _BOUNDS = (
 )
 
 
-def _number_check(schema: dict[str, Any]) -> Check | None:
+def _number_check(schema: JsonSchema) -> Check | None:
     bounds = [(k, p, e.format(schema[k]), schema[k]) for k, p, e in _BOUNDS if has_type(schema.get(k), "number")]
     divisor: Any = schema.get("multipleOf")
     if not (has_type(divisor, "number") and divisor > 0):
@@ -204,7 +206,7 @@ def _is_multiple(value: Any, divisor: Any) -> bool:
     return not (value % divisor)
 
 
-def _string_check(schema: dict[str, Any]) -> Check | None:
+def _string_check(schema: JsonSchema) -> Check | None:
     low, high = schema.get("minLength"), schema.get("maxLength")
     low = low if isinstance(low, int) and not isinstance(low, bool) else None
     high = high if isinstance(high, int) and not isinstance(high, bool) else None
@@ -229,7 +231,7 @@ def _string_check(schema: dict[str, Any]) -> Check | None:
     return check
 
 
-def _array_check(schema: dict[str, Any]) -> Check | None:
+def _array_check(schema: JsonSchema) -> Check | None:
     low, high = schema.get("minItems"), schema.get("maxItems")
     low = low if isinstance(low, int) and not isinstance(low, bool) else None
     high = high if isinstance(high, int) and not isinstance(high, bool) else None
@@ -254,7 +256,7 @@ def _array_check(schema: dict[str, Any]) -> Check | None:
     return check
 
 
-def _object_check(schema: dict[str, Any]) -> Check | None:
+def _object_check(schema: JsonSchema) -> Check | None:
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     required = schema.get("required")
@@ -267,7 +269,7 @@ def _object_check(schema: dict[str, Any]) -> Check | None:
     known = ", ".join(sorted(properties)) or "none"
     other = None if additional is False else compiled(additional)
 
-    def check(value: dict[str, Any], where: Any, out: list[Violation]) -> None:
+    def check(value: JsonObject, where: Any, out: list[Violation]) -> None:
         for name in required:
             if name not in value:
                 out.append(Violation(json_path(_at(where), name), "missing", missing[name]))
@@ -283,7 +285,7 @@ def _object_check(schema: dict[str, Any]) -> Check | None:
     return check
 
 
-def _combinator_check(schema: dict[str, Any]) -> Check | None:
+def _combinator_check(schema: JsonSchema) -> Check | None:
     all_of = [compiled(s) for s in schema.get("allOf") or []] if isinstance(schema.get("allOf"), list) else []
     any_of_schemas = schema.get("anyOf")
     any_of = [compiled(s) for s in any_of_schemas] if isinstance(any_of_schemas, list) and any_of_schemas else []

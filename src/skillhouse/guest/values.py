@@ -8,7 +8,17 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
+
+# The names skillhouse.json_types gives the JSON that crosses layers, for the guest's annotations: the
+# guest is built into the component with nothing else of skillhouse, so it keeps its own copies
+# (tests/guest/test_json_names.py checks they are the same types).
+JsonObject: TypeAlias = dict[str, Any]
+JsonSchema: TypeAlias = dict[str, Any]
+OperationDocument: TypeAlias = dict[str, Any]
+ToolDefinition: TypeAlias = dict[str, Any]
+FetchRequest: TypeAlias = dict[str, Any]
+ChatMessage: TypeAlias = dict[str, Any]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -95,7 +105,7 @@ def describe(schema: Any) -> str:
     return "a valid value"
 
 
-def declared_types(schema: dict[str, Any]) -> list[str]:
+def declared_types(schema: JsonSchema) -> list[str]:
     declared = schema.get("type")
     types = [declared] if isinstance(declared, str) else list(declared) if isinstance(declared, list) else []
     if types and schema.get("nullable") is True and "null" not in types:

@@ -19,8 +19,7 @@ An agent turn (:func:`run_agent`) gets a guest of its own, as its offered tools 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from skillhouse.errors import Unavailable
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
@@ -28,6 +27,7 @@ from skillhouse.guest import model_result
 from skillhouse.host.runner import GuestRunner, make_runner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
+from skillhouse.json_types import JsonObject, ModelAnswer, ModelRequest, ReleaseDocument, ToolAnswer
 
 
 class GuestUnavailable(Unavailable):
@@ -58,12 +58,12 @@ def run_agent(
     gateway: Gateway,
     tenant: str,
     turn_id: str,
-    releases: Sequence[Mapping[str, Any]],
-    request: Mapping[str, Any],
-    complete: Callable[[dict[str, Any]], dict[str, Any]],
+    releases: Sequence[ReleaseDocument],
+    request: JsonObject,
+    complete: Callable[[ModelRequest], ModelAnswer],
     guest: str = "inprocess",
     make: Callable[[TurnHost], GuestRunner] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """Run the agent loop of turn ``turn_id``: ``request`` (``prompt`` or ``messages``, ``max_steps``)
     goes to the model behind ``complete``, whose tool calls run through the guest and the gateway
     exactly as :func:`run_call` runs one; the guest's transcript and final answer.
@@ -74,7 +74,7 @@ def run_agent(
     host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
     runner = _runner(host, guest) if make is None else make(host)
     try:
-        transcript: dict[str, Any] = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
+        transcript: JsonObject = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
     finally:
         close = getattr(runner, "close", None)
         if close is not None:
@@ -86,13 +86,13 @@ def run_call(
     gateway: Gateway,
     tenant: str,
     turn_id: str | None,
-    releases: Sequence[Mapping[str, Any]],
+    releases: Sequence[ReleaseDocument],
     tool: str,
-    arguments: Mapping[str, Any],
+    arguments: JsonObject,
     guest: str = "inprocess",
     pool: RunnerPool | None = None,
     credential_headers: frozenset[str] | None = None,
-) -> dict[str, Any]:
+) -> ToolAnswer:
     """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
 
     ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
@@ -102,5 +102,5 @@ def run_call(
     context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers)
     pool = RUNNER_POOL if pool is None else pool
     with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner:
-        answer: dict[str, Any] = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
+        answer: ToolAnswer = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
     return answer

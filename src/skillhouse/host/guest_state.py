@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from skillhouse.errors import Signal, SkillhouseError, Unavailable
-from skillhouse.host.runner import RUNNER_KINDS, GuestRunner, InProcessRunner, UnknownRunner
+from skillhouse.host.runner import RUNNER_KINDS, GuestRunner, InProcessRunner, RunnerKind, UnknownRunner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
 
@@ -46,6 +46,9 @@ class GuestNotReady(SkillhouseError):
     def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
         super().__init__(message, code=code)
         self.retry_after = retry_after
+
+
+GuestPhase = Literal["starting", "building", "ready", "failed"]
 
 
 class GuestBuilding(GuestNotReady, Signal):
@@ -71,8 +74,8 @@ class GuestBuildFailed(GuestNotReady, Unavailable):
 class GuestStatus:
     """Where the guest is: ``state`` is ``starting``, ``building``, ``ready`` or ``failed``."""
 
-    kind: str
-    state: str
+    kind: RunnerKind
+    state: GuestPhase
     stage: str | None
     """The build step under way (``building``), else ``None``."""
     message: str | None
@@ -96,15 +99,16 @@ class GuestState:
 
     def __init__(self, kind: str, cache_dir: Path | None = None, *, load: Load | None = None,
                  settle_seconds: float = 10.0, retry_after: int = 10, heartbeat_seconds: float = 15.0) -> None:
-        if kind not in RUNNER_KINDS:
+        known = next((k for k in RUNNER_KINDS if k == kind), None)
+        if known is None:
             raise UnknownRunner(f"SKILLHOUSE_GUEST is {kind!r}; use one of {', '.join(RUNNER_KINDS)}")
-        self.kind = kind
+        self.kind: RunnerKind = known
         self._load = load or _load_agent(cache_dir)
         self.settle_seconds = settle_seconds
         self.retry_after = retry_after
         self.heartbeat_seconds = heartbeat_seconds
         self._changed = threading.Condition()
-        self._state = "ready" if kind == "inprocess" else "starting"
+        self._state: GuestPhase = "ready" if kind == "inprocess" else "starting"
         self._stage: str | None = None
         self._message: str | None = None
         self._started = self._finished = time.monotonic()

@@ -7,12 +7,13 @@ WebAssembly component. Both take and give the same JSON strings, so one test sui
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from skillhouse.errors import CallerError
 from skillhouse.guest import Guest, Host
 
-RUNNER_KINDS = ("inprocess", "wasm")
+RunnerKind = Literal["inprocess", "wasm"]
+RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
 
 
 class GuestRunner(Protocol):

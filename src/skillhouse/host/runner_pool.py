@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from skillhouse.compiler.release import release_digest
 from skillhouse.host.runner import GuestRunner
 from skillhouse.host.turn import Complete, Fetch, TurnHost
+from skillhouse.json_types import ReleaseDocument
 
 PoolKey = tuple[str, str, tuple[str, ...]]
 """Guest kind, tenant, and the digests of the bound releases in binding order."""
@@ -43,7 +43,7 @@ class PooledRunner:
     host: TurnHost
 
 
-def release_key(release: Mapping[str, Any]) -> str:
+def release_key(release: ReleaseDocument) -> str:
     """A release document's digest: the one it carries, or computed when it carries none."""
     digest = release.get("digest")
     return str(digest) if digest else release_digest(dict(release))
@@ -83,7 +83,7 @@ class RunnerPool:
         self,
         kind: str,
         tenant: str,
-        releases: Sequence[Mapping[str, Any]],
+        releases: Sequence[ReleaseDocument],
         fetch: Fetch,
         complete: Complete | None = None,
     ) -> Iterator[GuestRunner]:

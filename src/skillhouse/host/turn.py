@@ -12,15 +12,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
+from skillhouse.json_types import (
+    FetchAnswer,
+    FetchRequest,
+    JsonObject,
+    ModelAnswer,
+    ModelRequest,
+    ReleaseDocument,
+)
 
-Fetch = Callable[[dict[str, Any]], dict[str, Any]]
-Complete = Callable[[dict[str, Any]], dict[str, Any]]
+Fetch = Callable[[FetchRequest], FetchAnswer]
+Complete = Callable[[ModelRequest], ModelAnswer]
 
 
-def bound_skill(release: Mapping[str, Any]) -> dict[str, Any]:
+def bound_skill(release: ReleaseDocument) -> JsonObject:
     """The ``skill-operations`` entry of a release document: what a turn needs of it, nothing more."""
     return {
         "skill": release["skill"],
@@ -32,11 +39,11 @@ def bound_skill(release: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _no_model(request: dict[str, Any]) -> dict[str, Any]:
+def _no_model(request: ModelRequest) -> ModelAnswer:
     return {"error": {"code": "no-model", "message": "this turn has no model bound"}}
 
 
-def _no_turn(request: dict[str, Any]) -> dict[str, Any]:
+def _no_turn(request: FetchRequest) -> FetchAnswer:
     return {"error": {"code": "no-turn", "message": "this guest serves no call now"}}
 
 
@@ -45,7 +52,7 @@ class TurnHost:
 
     def __init__(
         self,
-        releases: Iterable[Mapping[str, Any]],
+        releases: Iterable[ReleaseDocument],
         fetch: Fetch,
         complete: Complete | None = None,
         objects: Mapping[str, str] | None = None,
@@ -55,7 +62,7 @@ class TurnHost:
         self._fetch = fetch
         self._complete = complete or _no_model
         self._objects = dict(objects or {})
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[FetchRequest] = []
         """Every request the guest handed to ``fetch_url``, in order."""
         self.logs: list[tuple[str, str]] = []
 

@@ -108,8 +108,7 @@ def define_host_function(
     Answers the ctypes callback, which the caller must keep alive as long as the linker and its instances.
     """
 
-    @capi.wasmtime_component_func_callback_t  # type: ignore[untyped-decorator]
-    def callback(_data: Any, context: Any, _type: Any, args: Any, nargs: int, results: Any, _n: int) -> int:
+    def host_function(_data: Any, context: Any, _type: Any, args: Any, nargs: int, results: Any, _n: int) -> int:
         hooks.entered(context)
         try:
             answer = function(*[_lift(args[index]) for index in range(nargs)])
@@ -123,6 +122,9 @@ def define_host_function(
         finally:
             hooks.left(context)
 
+    # wrapped by a call, not as a decorator: the ctypes callback type is untyped, and a decorator
+    # would make mypy treat ``host_function`` itself as untyped
+    callback = capi.wasmtime_component_func_callback_t(host_function)
     encoded = name.encode("utf-8")
     error = capi.wasmtime_component_linker_instance_add_func(
         instance.ptr(), ctypes.create_string_buffer(encoded), len(encoded), callback, None, _NO_FINALIZER

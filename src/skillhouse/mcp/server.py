@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPError
 
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, model_result, run_call
+from skillhouse.json_types import JsonSchema, ProviderTool, ToolAnswer
 from skillhouse.registry.turns import OFFERED_EAGER, Turn
 
 PROFILE = "mcp"
@@ -42,12 +43,12 @@ _READ_ONLY_HINTS = {"readOnlyHint": True, "destructiveHint": False, "idempotentH
 class Outcome:
     """How one call ended, as the person running the client should hear it."""
 
-    answer: dict[str, Any]
+    answer: ToolAnswer
     is_error: bool
     notice: str | None
 
 
-def outcome_of(answer: dict[str, Any]) -> Outcome:
+def outcome_of(answer: ToolAnswer) -> Outcome:
     """Classify the guest's JSON answer: refusals, held requests and upstream failures are errors.
 
     A held request is an error to MCP on purpose: nothing happened yet, and a client that shows
@@ -83,7 +84,7 @@ class TurnTools:
         self.gateway = gateway
         self.turn = turn
         self.guest = guest
-        self.definitions: list[dict[str, Any]] = [
+        self.definitions: list[ProviderTool] = [
             {**tool, "annotations": dict(_READ_ONLY_HINTS)} if tool["name"] in OFFERED_EAGER else tool
             for tool in turn.tools()
         ]
@@ -105,7 +106,7 @@ class TurnTools:
         owners = self._by_short.get(name, [])
         return owners[0] if len(owners) == 1 else None
 
-    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+    def input_schema(self, name: str) -> JsonSchema | None:
         tool = self.resolve(name)
         return self._schemas[tool] if tool is not None else None
 

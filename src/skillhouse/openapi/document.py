@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import yaml
 
 from skillhouse.errors import CallerError
+from skillhouse.json_types import JsonObject
 from skillhouse.openapi import yaml_events
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
@@ -28,7 +29,14 @@ class SpecError(CallerError):
     code = "invalid-spec"
 
 
-class _SpecLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+if TYPE_CHECKING:
+    from yaml import SafeLoader as _SafeLoader
+else:
+    # the C loader when libyaml is there (much faster on large specs), the pure-Python one otherwise
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _SpecLoader(_SafeLoader):
     """The C safe loader without timestamp resolution: ``2020-01-01`` stays the string the spec wrote."""
 
 
@@ -68,10 +76,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
 class SpecDocument:
     """The root spec and any files its references reach, keyed by resolved path ("" for the root)."""
 
-    root: dict[str, Any]
+    root: JsonObject
     base: Path | None
     """Directory that relative file references start from; ``None`` for an in-memory spec."""
-    files: dict[str, Any] = field(default_factory=dict)
+    files: JsonObject = field(default_factory=dict)
 
     @property
     def version(self) -> str:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.naming import argument_name, unique_argument
 from skillhouse.openapi.parameters import (
     Body,
@@ -36,7 +37,7 @@ class BuiltOperation:
 
     method: str
     url: str
-    schema: dict[str, Any]
+    schema: JsonSchema
     query: list[str] = field(default_factory=list)
     header: list[str] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
@@ -47,9 +48,9 @@ class BuiltOperation:
     content_type: str | None = None
     notes: list[str] = field(default_factory=list)
 
-    def block(self) -> dict[str, Any]:
+    def block(self) -> JsonObject:
         """The ``operation`` mapping without its schema, in the order a person reads it."""
-        out: dict[str, Any] = {"method": self.method, "url": self.url}
+        out: JsonObject = {"method": self.method, "url": self.url}
         for key in ("query", "header", "headers", "names", "style"):
             value = getattr(self, key)
             if value:
@@ -67,8 +68,8 @@ def build_operation(
     conv: SchemaConverter,
     method: str,
     path: str,
-    op: dict[str, Any],
-    path_item: dict[str, Any],
+    op: JsonObject,
+    path_item: JsonObject,
     base_url: str,
     consumes: list[Any],
     doc: str = "",
@@ -110,7 +111,7 @@ def build_operation(
 
 def _assemble(method: str, url: str, fields: list[Field], body: Body | None, notes: list[str]) -> BuiltOperation:
     built = BuiltOperation(method=method, url=url, schema={}, notes=notes)
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonSchema] = {}
     required: list[str] = []
     taken: set[str] = set()
     body_fields = body.fields if body is not None else []
@@ -147,7 +148,7 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
             properties[name] = body.payload
             if body.required:
                 required.append(name)
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    schema: JsonSchema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     schema["additionalProperties"] = False

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.schemas import SchemaConverter
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
@@ -53,9 +54,9 @@ class Body:
     """The media type of a ``raw`` body."""
 
 
-def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], doc: str, notes: list[str]) -> list[dict[str, Any]]:
+def read_parameters(conv: SchemaConverter, path_item: JsonObject, op: JsonObject, doc: str, notes: list[str]) -> list[JsonObject]:
     """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in)."""
-    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    merged: dict[tuple[str, str], JsonObject] = {}
     for source in (path_item.get("parameters"), op.get("parameters")):
         if source is None:
             continue
@@ -76,7 +77,7 @@ def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[s
 CREDENTIAL_NAMES = frozenset({"token", "access_token", "auth_token", "api_key", "apikey", "api-key", "x-api-key", "authorization"})
 
 
-def credential_parameters(root: dict[str, Any]) -> set[tuple[str, str]]:
+def credential_parameters(root: JsonObject) -> set[tuple[str, str]]:
     """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters."""
     schemes = root.get("components", {}).get("securitySchemes") if isinstance(root.get("components"), dict) else None
     schemes = schemes or root.get("securityDefinitions") or {}
@@ -87,7 +88,7 @@ def credential_parameters(root: dict[str, Any]) -> set[tuple[str, str]]:
     return found
 
 
-def drop_credentials(params: list[dict[str, Any]], declared: set[tuple[str, str]], notes: list[str]) -> list[dict[str, Any]]:
+def drop_credentials(params: list[JsonObject], declared: set[tuple[str, str]], notes: list[str]) -> list[JsonObject]:
     """``params`` without those that carry credentials (an apiKey scheme's, or a credential's name)."""
     kept = []
     for param in params:
@@ -103,7 +104,7 @@ def drop_credentials(params: list[dict[str, Any]], declared: set[tuple[str, str]
     return kept
 
 
-def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool, doc: str, notes: list[str]) -> Field | None:
+def parameter_field(conv: SchemaConverter, param: JsonObject, swagger: bool, doc: str, notes: list[str]) -> Field | None:
     """The field for a path, query or header parameter; ``None`` (noted) for what cannot be sent."""
     name, where = param["name"], param["in"]
     if where == "cookie":
@@ -139,7 +140,7 @@ def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool,
     return Field(name, where, schema, required, style)
 
 
-def _query_style(conv: SchemaConverter, param: dict[str, Any], schema: Any, swagger: bool, notes: list[str]) -> str | None:
+def _query_style(conv: SchemaConverter, param: JsonObject, schema: Any, swagger: bool, notes: list[str]) -> str | None:
     kind = conv.type_of(schema)
     kind = kind.get("type") if isinstance(kind, dict) else None
     if swagger:
@@ -166,7 +167,7 @@ def _described(schema: Any, description: Any) -> Any:
     return {**schema, "description": description}
 
 
-def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[dict[str, Any]], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+def read_body(conv: SchemaConverter, op: JsonObject, params: list[JsonObject], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
     """The operation's request body, or ``None`` when it sends none."""
     if swagger:
         return _swagger_body(conv, params, doc, consumes, notes)
@@ -195,12 +196,12 @@ def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[dict[str, 
     return _split_body(conv, schema, encoding, required, notes)
 
 
-def _raw_body(conv: SchemaConverter, schema: Any, media_types: dict[str, Any], required: bool, notes: list[str]) -> Body:
+def _raw_body(conv: SchemaConverter, schema: Any, media_types: JsonObject, required: bool, notes: list[str]) -> Body:
     """A body in a media type other than JSON or forms (``image/jpeg``, ``text/plain``): one string sent as is."""
     media_type = next(m for m in media_types if "/" in m and "*" not in m)
     view = conv.type_of(schema)
     described = view.get("description") if isinstance(view, dict) else None
-    payload: dict[str, Any] = {"type": "string"}
+    payload: JsonSchema = {"type": "string"}
     if isinstance(described, str) and described:
         payload["description"] = described
     if isinstance(view, dict) and view.get("format") == "binary":
@@ -209,7 +210,7 @@ def _raw_body(conv: SchemaConverter, schema: Any, media_types: dict[str, Any], r
     return Body("raw", [], payload, required, media_type)
 
 
-def _choose(media_types: dict[str, Any]) -> tuple[str, Any] | None:
+def _choose(media_types: JsonObject) -> tuple[str, Any] | None:
     for test, encoding in (
         (lambda m: m == "application/json" or m.endswith("+json"), "json"),
         (lambda m: m == "application/x-www-form-urlencoded", "form"),
@@ -250,7 +251,7 @@ def _files_as_text(conv: SchemaConverter, fields: list[Field], notes: list[str])
             notes.append(f"file parts {item.wire!r} are sent as text content (binary file upload is not supported yet)")
 
 
-def _swagger_body(conv: SchemaConverter, params: list[dict[str, Any]], doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+def _swagger_body(conv: SchemaConverter, params: list[JsonObject], doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
     for param in params:
         if param["in"] == "body":
             schema = conv.convert(param.get("schema", {}), doc)

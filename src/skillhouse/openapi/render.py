@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
@@ -64,7 +65,7 @@ def _prose(summary: str, description: str, built: BuiltOperation) -> str:
     return f"{first}\n\n{description}"
 
 
-def manifest_file(name: str, info: dict[str, Any], base_urls: list[str], security: list[str], listing: list[tuple[str, str]]) -> str:
+def manifest_file(name: str, info: JsonObject, base_urls: list[str], security: list[str], listing: list[tuple[str, str]]) -> str:
     """SKILL.md: Agent Skills frontmatter and instructions drawn from the spec's ``info``."""
     title = " ".join(clean_text(info.get("title")).split()) or name
     about = clean_text(info.get("description")).strip()
@@ -92,9 +93,9 @@ def manifest_file(name: str, info: dict[str, Any], base_urls: list[str], securit
     return f"---\n{front}---\n" + "\n\n".join(parts) + "\n"
 
 
-def types_file(types: dict[str, Any]) -> str:
+def types_file(types: dict[str, JsonSchema]) -> str:
     return indented_json(types, sort_keys=True) + "\n"
 
 
-def _dump(data: dict[str, Any]) -> str:
+def _dump(data: JsonObject) -> str:
     return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000))

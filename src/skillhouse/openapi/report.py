@@ -10,7 +10,9 @@ CLI decides how to show it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from skillhouse.json_types import JsonObject
 
 Status = Literal["written", "adapted", "skipped"]
 
@@ -56,8 +58,8 @@ class OperationOutcome:
         """``converter-error`` for a skip caused by a wizard bug, else the status."""
         return "converter-error" if self.error is not None else self.status
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
+    def as_dict(self) -> JsonObject:
+        out: JsonObject = {"name": self.name, "method": self.method, "path": self.path, "status": self.status, "notes": list(self.notes)}
         if self.error is not None:
             out["converter_error"] = self.error.as_dict()
         return out
@@ -74,7 +76,7 @@ class ImportReport:
     """The spec's security schemes: reported for the gateway's credential binding, never written."""
     filtered: int = 0
     """Operations left out by ``--include``/``--exclude``."""
-    curation: dict[str, Any] | None = None
+    curation: JsonObject | None = None
     """What ``curation.yaml`` changed per operation, what it hid, and its problems (located)."""
     curation_lines: list[str] = field(default_factory=list)
     """The overlay's summary and each problem, for people."""
@@ -94,7 +96,7 @@ class ImportReport:
         totals = self.totals()
         return 1.0 if not totals["operations"] else (totals["written"] + totals["adapted"]) / totals["operations"]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "spec": self.spec,
             "skill": self.skill,

@@ -14,6 +14,7 @@ import math
 import re
 from typing import Any
 
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
 
 TYPE_PREFIX = "#/types/"
@@ -68,7 +69,7 @@ class SchemaConverter:
 
     def __init__(self, spec: SpecDocument) -> None:
         self.spec = spec
-        self.types: dict[str, Any] = {}
+        self.types: dict[str, JsonSchema] = {}
         self._names: dict[str, str] = {}
         self._taken: set[str] = set()
         self._converting: set[str] = set()
@@ -83,7 +84,7 @@ class SchemaConverter:
             return {}
         if "$ref" in node:
             return self.reference(node["$ref"], doc)
-        out: dict[str, Any] = {}
+        out: JsonSchema = {}
         read_only: set[str] = set()
         for key, value in node.items():
             if key == "type":
@@ -103,7 +104,7 @@ class SchemaConverter:
             elif key == "example":
                 out.setdefault("examples", [json_value(value)])
             elif key == "properties" and isinstance(value, dict):
-                props: dict[str, Any] = {}
+                props: dict[str, JsonSchema] = {}
                 for name, sub in value.items():
                     if isinstance(sub, dict) and sub.get("readOnly") is True:
                         read_only.add(str(name))
@@ -152,7 +153,7 @@ class SchemaConverter:
             out = self._merge_all_of(out)
         return out
 
-    def reference(self, ref: Any, doc: str) -> dict[str, Any]:
+    def reference(self, ref: Any, doc: str) -> JsonSchema:
         """``{"$ref": "#/types/Name"}`` for the schema ``ref`` points to, converting it on first use."""
         found = self.spec.resolve(ref, doc)
         if found is None:
@@ -196,7 +197,7 @@ class SchemaConverter:
         self._taken.add(name.lower())
         return name
 
-    def _merge_all_of(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _merge_all_of(self, schema: JsonSchema) -> JsonSchema:
         parts = [self.type_of(p) for p in schema["allOf"]]
         mergeable = all(
             isinstance(p, dict) and set(p) <= {"type", "properties", "required", "description", "title", "additionalProperties"}
@@ -205,8 +206,8 @@ class SchemaConverter:
         )
         if not mergeable:
             return schema
-        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
-        properties: dict[str, Any] = dict(merged.get("properties", {}))
+        merged: JsonSchema = {k: v for k, v in schema.items() if k != "allOf"}
+        properties: dict[str, JsonSchema] = dict(merged.get("properties", {}))
         required: list[str] = list(merged.get("required", []))
         closed = [p.get("additionalProperties") is False for p in parts]
         for part in parts:
@@ -223,11 +224,11 @@ class SchemaConverter:
             merged["additionalProperties"] = False
         return merged
 
-    def _discriminate(self, discriminator: Any, schema: dict[str, Any], doc: str) -> None:
+    def _discriminate(self, discriminator: Any, schema: JsonSchema, doc: str) -> None:
         if not isinstance(discriminator, dict) or not isinstance(discriminator.get("propertyName"), str):
             return
         prop = discriminator["propertyName"]
-        mapping: dict[str, Any] = discriminator["mapping"] if isinstance(discriminator.get("mapping"), dict) else {}
+        mapping: JsonObject = discriminator["mapping"] if isinstance(discriminator.get("mapping"), dict) else {}
         value_of: dict[str, str] = {}
         for value, ref in mapping.items():
             target = self.reference(ref, doc)
@@ -245,7 +246,7 @@ class SchemaConverter:
         schema["oneOf"] = branches
 
 
-def _convert_type(value: Any, out: dict[str, Any]) -> Any:
+def _convert_type(value: Any, out: JsonSchema) -> Any:
     if value == "file":  # Swagger 2.0
         out.setdefault("format", "binary")
         return "string"
@@ -257,13 +258,13 @@ def _convert_type(value: Any, out: dict[str, Any]) -> Any:
     return None
 
 
-def _openapi_30_bounds(node: dict[str, Any], out: dict[str, Any]) -> None:
+def _openapi_30_bounds(node: JsonSchema, out: JsonSchema) -> None:
     for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         if node.get(flag) is True and bound in out:
             out[flag] = out.pop(bound)
 
 
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+def _nullable(schema: JsonSchema) -> JsonSchema:
     kind = schema.get("type")
     if isinstance(kind, str):
         schema = {**schema, "type": [kind, "null"]}

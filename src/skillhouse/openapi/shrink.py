@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, compact_size, expand_types
+from skillhouse.json_types import JsonObject, JsonSchema
 
 TYPE_PREFIX = "#/types/"
 CUT_NOTE = "Nested fields not listed (tool size limit); see the API reference."
@@ -25,7 +26,7 @@ class _OutOfBudget(Exception):
     pass
 
 
-def expanded_size(schema: dict[str, Any], types: dict[str, Any]) -> int | None:
+def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema]) -> int | None:
     """Bytes of ``schema`` as the compiler will expand it; ``None`` when far over the cap."""
     try:
         return compact_size(expand_types(schema, types))
@@ -35,9 +36,9 @@ def expanded_size(schema: dict[str, Any], types: dict[str, Any]) -> int | None:
         return None
 
 
-def fit_schema(schema: dict[str, Any], types: dict[str, Any], limit: int = SCHEMA_LIMIT) -> tuple[dict[str, Any], list[str]] | None:
+def fit_schema(schema: JsonSchema, types: dict[str, JsonSchema], limit: int = SCHEMA_LIMIT) -> tuple[JsonSchema, list[str]] | None:
     """A copy of ``schema`` within ``limit`` bytes once expanded, and what was dropped; or ``None``."""
-    tree: dict[str, Any] | None = None
+    tree: JsonSchema | None = None
     for max_level in (16, 10, 6, 4, 3, 2, 1):
         try:
             tree = _build(schema, types, 0, max_level, (), [_NODE_BUDGET])
@@ -60,7 +61,7 @@ def fit_schema(schema: dict[str, Any], types: dict[str, Any], limit: int = SCHEM
     return None
 
 
-def _build(node: Any, types: dict[str, Any], level: int, max_level: int, stack: tuple[str, ...], budget: list[int]) -> Any:
+def _build(node: Any, types: dict[str, JsonSchema], level: int, max_level: int, stack: tuple[str, ...], budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise _OutOfBudget
@@ -81,7 +82,7 @@ def _build(node: Any, types: dict[str, Any], level: int, max_level: int, stack: 
         return {**target, **built_rest} if isinstance(target, dict) else {"allOf": [target], **built_rest}
     if level >= max_level and _is_composite(node):
         return _bare(node)
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     for key, value in node.items():
         if key in _TEXT and level >= 2:
             continue
@@ -98,11 +99,11 @@ def _build(node: Any, types: dict[str, Any], level: int, max_level: int, stack: 
     return out
 
 
-def _is_composite(node: dict[str, Any]) -> bool:
+def _is_composite(node: JsonSchema) -> bool:
     return not _COMPOSITE.isdisjoint(node)
 
 
-def _bare(node: dict[str, Any]) -> dict[str, Any]:
+def _bare(node: JsonSchema) -> JsonSchema:
     kind = node.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k in ("object", "array", "null")] or ["object"]
@@ -112,7 +113,7 @@ def _bare(node: dict[str, Any]) -> dict[str, Any]:
     return {"type": bare_kind, "description": CUT_NOTE}
 
 
-def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> tuple[int, int]:
+def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int]) -> tuple[int, int]:
     """The deepest level under ``node`` and its compact size; adds to ``savings[n]`` what cutting at ``n`` saves.
 
     Cutting at level ``n`` replaces each composite schema first reached at level ``n`` (through a
@@ -125,7 +126,7 @@ def _cut_savings(node: dict[str, Any], level: int, savings: dict[int, int]) -> t
     Only composite children are stood in for and walked: a leaf schema has nothing below it to cut.
     """
     deepest = level
-    shallow: dict[str, Any] = {}
+    shallow: JsonSchema = {}
     children_bytes = 0
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
@@ -163,7 +164,7 @@ def _cut(node: Any, level: int, max_level: int) -> Any:
         return node
     if level >= max_level and _is_composite(node):
         return _bare(node)
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
             out[key] = {k: _cut(v, level + 1, max_level) for k, v in value.items()}
@@ -176,7 +177,7 @@ def _cut(node: Any, level: int, max_level: int) -> Any:
     return out
 
 
-def _strip_arguments(root: dict[str, Any]) -> dict[str, Any]:
+def _strip_arguments(root: JsonObject) -> JsonObject:
     properties = root.get("properties", {})
     stripped = {k: {kk: vv for kk, vv in v.items() if kk not in _TEXT} if isinstance(v, dict) else v for k, v in properties.items()}
     return {**root, "properties": stripped}

@@ -17,13 +17,14 @@ from typing import Any
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT
 from skillhouse.compiler.release import CompiledSkill, compile_package
+from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.curation import RECORD_FILE, CurationRun
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation
 from skillhouse.openapi.parameters import Skip
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
-from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome
+from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
@@ -49,8 +50,8 @@ class _Found:
     stem: str
     method: str
     path: str
-    op: dict[str, Any]
-    path_item: dict[str, Any]
+    op: JsonObject
+    path_item: JsonObject
     doc: str
 
 
@@ -92,7 +93,7 @@ class _Converted:
     name: str
     rendered: dict[str, MarkdownFile]
     manifest: str
-    types: dict[str, Any]
+    types: dict[str, JsonSchema]
     outcomes: dict[str, OperationOutcome]
     order: list[str]
     """The selected operations' stems in spec order."""
@@ -153,8 +154,8 @@ def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
 def _one(
     conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool
 ) -> tuple[OperationOutcome, MarkdownFile | None]:
-    def outcome(status: str, notes: list[str]) -> OperationOutcome:
-        return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))  # type: ignore[arg-type]
+    def outcome(status: Status, notes: list[str]) -> OperationOutcome:
+        return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))
 
     conv.notes = []
     try:
@@ -195,7 +196,7 @@ def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
 
 
 def _compile_as_rendered(
-    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, Any], files: dict[str, str]
+    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, JsonSchema], files: dict[str, str]
 ) -> CompiledSkill | None:
     """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
 
@@ -227,21 +228,22 @@ def _read_as_is(filename: str, text: str) -> bool:
 
 
 def _compile_dropping_refused(
-    name: str, files: dict[str, str], manifest: str, types: dict[str, Any], outcomes: dict[str, OperationOutcome]
+    name: str, files: dict[str, str], manifest: str, types: dict[str, JsonSchema], outcomes: dict[str, OperationOutcome]
 ) -> CompiledSkill | None:
     # The compiler has the last word: what it refuses is skipped with its reason, and the rest recompiled.
     for _ in range(3):
         package_files: dict[str, bytes | str] = {**files, "SKILL.md": manifest}
-        if types:
-            package_files["types.json"] = types_file(types)
+        types_json = types_file(types) if types else None
+        if types_json is not None:
+            package_files["types.json"] = types_json
         package, read_errors = read_package(name, package_files, label="")
         compiled, errors = compile_package(package)
         errors = sorted(set(read_errors) | set(errors))
         refused = {e.file for e in errors if e.file in files}
         if not errors:
             files["SKILL.md"] = manifest
-            if types:
-                files["types.json"] = package_files["types.json"]  # type: ignore[assignment]
+            if types_json is not None:
+                files["types.json"] = types_json
             return compiled
         if not refused:
             return None
@@ -323,7 +325,7 @@ def _consumes(document: SpecDocument, item: _Found) -> list[Any]:
     return consumes if isinstance(consumes, list) else []
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: Any) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from skillhouse.json_types import JsonObject
+
 _Parser: Any
 try:
     from yaml._yaml import CParser as _Parser  # libyaml's parser, as yaml.CSafeLoader uses it
@@ -130,7 +132,7 @@ def load(text: str) -> Any:
     if _Parser is None:
         raise Unsupported("libyaml is not available")
     parser = _Parser(text)
-    anchors: dict[str, Any] = {}
+    anchors: JsonObject = {}
     # A stack of open containers: [container, pending_key, has_key] for mappings, [list] for sequences.
     stack: list[list[Any]] = []
     root: Any = None

@@ -10,9 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from skillhouse.compiler import compile_package
+from skillhouse.json_types import OperationDocument, ReleaseDocument
 from skillhouse.registry.builtin_operations import OPERATIONS, PROVIDER_SKILLS, operation_files
 from skillhouse.registry.builtins import builtin_skill, builtin_tool
 from skillhouse.registry.bundle import files_from_skill_spec
@@ -27,7 +27,7 @@ class ReleaseView:
     skill: str
     version: str
     digest: str
-    document: dict[str, Any]
+    document: ReleaseDocument
     files: dict[str, str]
     created_at: dt.datetime | None
     builtin: bool = False
@@ -46,7 +46,7 @@ def builtin_release(skill: str) -> ReleaseView:
     return ReleaseView(skill, str(spec.version), compiled["digest"], compiled, files, None, True)
 
 
-def compile_files(skill: str, version: str, files: dict[str, str]) -> dict[str, Any]:
+def compile_files(skill: str, version: str, files: dict[str, str]) -> ReleaseDocument:
     """``files`` read as skill ``skill`` and compiled at ``version``: the release document, or ``Invalid``."""
     package, read_errors = read_package(skill, files, label="")
     compiled, errors = compile_package(package, version)
@@ -56,7 +56,7 @@ def compile_files(skill: str, version: str, files: dict[str, str]) -> dict[str, 
     return compiled.document
 
 
-def capability_operation(provider: str, capability: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def capability_operation(provider: str, capability: str) -> tuple[ReleaseDocument, OperationDocument] | None:
     """The built-in release holding ``provider``'s operations and the operation of ``capability``."""
     skill = PROVIDER_SKILLS.get(provider)
     if skill is None or capability not in OPERATIONS.get(provider, {}):

@@ -19,13 +19,17 @@ import hashlib
 import io
 import tarfile
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 import yaml
 
 from skillhouse.compiler import canonical_json
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.specs import SkillSpec, ToolSpec
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 MAX_ARCHIVE_BYTES = 10 * 1024 * 1024
 MAX_FILES = 1000
@@ -51,18 +55,19 @@ class _CappedStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self.source.read(min(len(buffer), self.limit + 1 - self.total))
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.source.read(min(len(view), self.limit + 1 - self.total))
         self.total += len(data)
         if self.total > self.limit:
             raise _Unpacked
-        buffer[: len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
 
-def content_digest(files: dict[str, str], spec: dict[str, Any] | None = None) -> str:
+def content_digest(files: dict[str, str], spec: JsonObject | None = None) -> str:
     """``sha256:`` of the canonical JSON of the version's content: what "identical" compares."""
-    body: dict[str, Any] = {"files": files} if spec is None else {"files": files, "spec": spec}
+    body: JsonObject = {"files": files} if spec is None else {"files": files, "spec": spec}
     return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
 
 
@@ -139,7 +144,7 @@ def _unpack(data: bytes) -> dict[str, bytes]:
 
 def files_from_skill_spec(spec: SkillSpec, tools: list[ToolSpec]) -> dict[str, str]:
     """The Agent Skills bundle of a skill spec; ``tools`` are its resolved allowed tools in order."""
-    front: dict[str, Any] = {
+    front: JsonObject = {
         "name": spec.skill_id,
         "description": spec.description.strip(),
         "allowed-tools": " ".join(f"{t.tool_id}@{t.version}" for t in spec.allowed_tools),

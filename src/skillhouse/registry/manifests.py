@@ -9,10 +9,11 @@ tenant's usable tool specs first and then the built-ins it does not shadow. The 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.specs import (
     CodingManifest,
@@ -42,7 +43,7 @@ class ExecuteRequest(BaseModel):
 
     tool_pack: ToolPack
     operation: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$", description="A capability of the manifest (`get_issue`).")
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JsonObject = Field(default_factory=dict)
     manifest: IntegrationManifest | None = None
     manifest_ref: ManifestRef | None = None
     secrets_ref: str | None = Field(
@@ -51,12 +52,15 @@ class ExecuteRequest(BaseModel):
                     "the gateway injects into the call; it must be bound to the operation's host.")
 
 
+ManifestSource = Literal["inline", "tenant", "builtin"]
+
+
 @dataclass(frozen=True)
 class ResolvedManifest:
     """The manifest a call runs with and where it came from (``inline``, ``tenant``, ``builtin``)."""
 
     manifest: CodingManifest | CommsManifest
-    source: str
+    source: ManifestSource
     tool_id: str | None
     version: int | None
 

@@ -10,13 +10,13 @@ updated (a trigger refuses it), so the parsed documents are cached by digest.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import canonical_json, neutral_tool
+from skillhouse.json_types import ReleaseDocument, ToolDefinition
 
 # re-exported: callers read releases, built-in or published, from here
 from skillhouse.registry.builtin_releases import ReleaseView as ReleaseView
@@ -79,7 +79,7 @@ def list_releases(session: Session, tenant: str, skill: str) -> list[ReleaseView
     raise NotFound("not-found", f"no skill {skill}")
 
 
-def release_tools(release: ReleaseView) -> list[dict[str, Any]]:
+def release_tools(release: ReleaseView) -> list[ToolDefinition]:
     """The neutral tool definitions of a release's operations."""
     return [neutral_tool(op) for op in release.document.get("operations", [])]
 
@@ -89,11 +89,11 @@ def _release_row(session: Session, tenant: str, skill: str, version: str) -> Rel
     return session.scalars(query).one_or_none()
 
 
-_DOCUMENTS: dict[str, dict[str, Any]] = {}
+_DOCUMENTS: dict[str, ReleaseDocument] = {}
 _DOCUMENTS_KEPT = 256
 
 
-def _document(row: ReleaseRow) -> dict[str, Any]:
+def _document(row: ReleaseRow) -> ReleaseDocument:
     # a digest names one document for ever (rows are immutable), so the parse is shared; the
     # ``document`` column is deferred, so a cached release is read without its text
     document = _DOCUMENTS.get(row.digest)

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from skillhouse.json_types import JsonObject, ProblemDocument, one_of
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest, files_from_skill_spec
 from skillhouse.registry.errors import Conflict, Invalid, problem
 from skillhouse.registry.releases import ReleaseView, publish_version
 from skillhouse.registry.skills import deprecate_version, owned_row, put_version, validate_version
-from skillhouse.registry.specs import SkillSpec, SkillSpecUpsert, ToolSpec, skill_spec_problems
+from skillhouse.registry.specs import STATES, SkillSpec, SkillSpecUpsert, State, ToolSpec, skill_spec_problems
 from skillhouse.registry.tool_specs import find_tool
 from skillhouse.store.registry_tables import SkillVersionRow
 
@@ -30,9 +30,9 @@ class SkillSpecView:
     """A skill spec as listed."""
 
     spec: SkillSpec
-    state: str
+    state: State
     builtin: bool
-    report: dict[str, Any]
+    report: JsonObject
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
 
@@ -84,10 +84,10 @@ def list_skill_specs(session: Session, tenant: str) -> list[SkillSpecView]:
     return sorted(views, key=lambda v: (v.spec.skill_id, v.spec.version))
 
 
-def resolve_allowed_tools(session: Session, tenant: str, spec: SkillSpec) -> tuple[list[ToolSpec], list[dict[str, Any]]]:
+def resolve_allowed_tools(session: Session, tenant: str, spec: SkillSpec) -> tuple[list[ToolSpec], list[ProblemDocument]]:
     """The usable tool specs a skill spec names, and a problem for each that does not resolve."""
     tools: list[ToolSpec] = []
-    unresolved: list[dict[str, Any]] = []
+    unresolved: list[ProblemDocument] = []
     for index, ref in enumerate(spec.allowed_tools):
         found = find_tool(session, tenant, ref.tool_id, ref.version)
         if found is None:
@@ -105,4 +105,4 @@ def _view_of(session: Session, tenant: str, skill: str, version: str) -> SkillSp
 
 
 def _view(row: SkillVersionRow) -> SkillSpecView:
-    return SkillSpecView(SkillSpec.model_validate(row.spec), row.state, False, dict(row.report), row.created_at, row.updated_at)
+    return SkillSpecView(SkillSpec.model_validate(row.spec), one_of(row.state, STATES, "state"), False, dict(row.report), row.created_at, row.updated_at)

@@ -11,21 +11,24 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, get_args
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import compile_package
+from skillhouse.json_types import JsonObject, ProblemDocument, one_of
 from skillhouse.registry.builtin_releases import builtin_release
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest
 from skillhouse.registry.errors import Conflict, Invalid, NotFound, problem
+from skillhouse.registry.specs import STATES, State
 from skillhouse.skill import read_package
 from skillhouse.store.registry_tables import SkillVersionRow, utcnow
 
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
+VersionSource = Literal["package", "spec"]
 
 
 @dataclass(frozen=True)
@@ -34,15 +37,15 @@ class VersionView:
 
     skill: str
     version: str
-    state: str
-    source: str
+    state: State
+    source: VersionSource
     content_digest: str
-    report: dict[str, Any]
+    report: JsonObject
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
     builtin: bool = False
     files: dict[str, str] | None = None
-    spec: dict[str, Any] | None = None
+    spec: JsonObject | None = None
 
 
 def check_names(skill: str, version: str) -> None:
@@ -55,18 +58,18 @@ def check_names(skill: str, version: str) -> None:
         raise Invalid("invalid-name", "the skill name or version is not valid", problems)
 
 
-def check_report(skill: str, version: str, files: dict[str, str], extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def check_report(skill: str, version: str, files: dict[str, str], extra: list[ProblemDocument] | None = None) -> JsonObject:
     """Compile ``files`` as package ``skill``: ``{"ok", "errors"}`` with every error of the package."""
     package, read_errors = read_package(skill, files, label="")
     compiled, errors = compile_package(package, version)
     found = sorted(set(read_errors) | set(errors))
-    listed: list[dict[str, Any]] = [dict(e.as_dict()) for e in found] + list(extra or [])
+    listed: list[ProblemDocument] = [dict(e.as_dict()) for e in found] + list(extra or [])
     return {"ok": compiled is not None and not listed, "errors": listed}
 
 
 def put_version(session: Session, tenant: str, skill: str, version: str, files: dict[str, str],
-                source: str = "package", spec: dict[str, Any] | None = None,
-                extra_problems: list[dict[str, Any]] | None = None) -> VersionView:
+                source: str = "package", spec: JsonObject | None = None,
+                extra_problems: list[ProblemDocument] | None = None) -> VersionView:
     """Store ``files`` as ``skill@version`` in draft, with its check report."""
     check_names(skill, version)
     digest = content_digest(files, spec)
@@ -178,7 +181,9 @@ def _require(row: SkillVersionRow, expected: str, target: str) -> None:
 
 
 def _view(row: SkillVersionRow, with_files: bool = False) -> VersionView:
-    return VersionView(row.skill, row.version, row.state, row.source, row.content_digest, dict(row.report),
+    # the columns hold what this module wrote; a value outside the vocabulary is a damaged row, said so
+    state, source = one_of(row.state, STATES, "state"), one_of(row.source, get_args(VersionSource), "source")
+    return VersionView(row.skill, row.version, state, source, row.content_digest, dict(row.report),
                        row.created_at, row.updated_at, False, dict(row.files) if with_files else None, row.spec)
 
 

@@ -18,13 +18,17 @@ Field rules (the source system accepted anything shaped like its examples; these
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from skillhouse.json_types import ProblemDocument
 from skillhouse.registry.errors import problem
 
 State = Literal["draft", "validated", "published", "deprecated"]
+STATES: tuple[State, ...] = get_args(State)
+SpecSource = Literal["tenant", "builtin"]
+"""Where a tool spec comes from: the tenant's own, or one of skillhouse's built-ins."""
 ToolPack = Literal["coding.v1", "comms.v1"]
 CodingCapability = Literal[
     "get_issue", "list_issues", "create_issue", "update_issue", "add_issue_comment",
@@ -124,7 +128,7 @@ class SkillSpecUpsert(_Strict):
     skill_spec: SkillSpec
 
 
-def tool_spec_problems(spec: ToolSpec, at: str = "tool_spec") -> list[dict[str, Any]]:
+def tool_spec_problems(spec: ToolSpec, at: str = "tool_spec") -> list[ProblemDocument]:
     """Rules across fields: the manifest belongs to the spec's tool pack."""
     problems = []
     if spec.integration_manifest.tool_pack != spec.tool_pack:
@@ -133,7 +137,7 @@ def tool_spec_problems(spec: ToolSpec, at: str = "tool_spec") -> list[dict[str, 
     return problems
 
 
-def skill_spec_problems(spec: SkillSpec, at: str = "skill_spec") -> list[dict[str, Any]]:
+def skill_spec_problems(spec: SkillSpec, at: str = "skill_spec") -> list[ProblemDocument]:
     """Rules across fields: each allowed tool is listed once."""
     problems = []
     seen: set[tuple[str, int]] = set()

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from skillhouse.json_types import JsonObject, one_of
 from skillhouse.registry.builtins import BUILTIN_TOOL_SPECS
 from skillhouse.registry.errors import Conflict, Invalid, problem
-from skillhouse.registry.specs import ToolSpec, ToolSpecUpsert, tool_spec_problems
+from skillhouse.registry.specs import STATES, SpecSource, State, ToolSpec, ToolSpecUpsert, tool_spec_problems
 from skillhouse.store.registry_tables import ToolSpecRow, utcnow
 
 RANK = {"draft": 0, "validated": 1, "published": 2, "deprecated": 3}
@@ -29,7 +29,7 @@ class ToolSpecView:
     """A tool spec as listed: the spec, its state, and where it comes from."""
 
     spec: ToolSpec
-    state: str
+    state: State
     builtin: bool
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
@@ -75,7 +75,7 @@ def list_tool_specs(session: Session, tenant: str) -> list[ToolSpecView]:
     return sorted(views, key=lambda v: (v.spec.tool_id, v.spec.version))
 
 
-def find_tool(session: Session, tenant: str, tool_id: str, version: int | None = None) -> tuple[ToolSpec, str] | None:
+def find_tool(session: Session, tenant: str, tool_id: str, version: int | None = None) -> tuple[ToolSpec, SpecSource] | None:
     """The usable tool spec ``tool_id`` (``version``, or the highest usable): the spec and its source."""
     rows = session.scalars(select(ToolSpecRow).where(ToolSpecRow.tenant_id == tenant, ToolSpecRow.tool_id == tool_id)).all()
     if rows:
@@ -88,7 +88,7 @@ def find_tool(session: Session, tenant: str, tool_id: str, version: int | None =
     return None
 
 
-def find_integration(session: Session, tenant: str, integration_id: str) -> tuple[ToolSpec, str] | None:
+def find_integration(session: Session, tenant: str, integration_id: str) -> tuple[ToolSpec, SpecSource] | None:
     """The usable tool spec whose manifest is ``integration_id``: the tenant's first, then built-ins."""
     rows = session.scalars(select(ToolSpecRow).where(ToolSpecRow.tenant_id == tenant,
                                                      ToolSpecRow.integration_id == integration_id,
@@ -110,5 +110,5 @@ def _row(session: Session, tenant: str, tool_id: str, version: int) -> ToolSpecR
 
 
 def _view(row: ToolSpecRow) -> ToolSpecView:
-    spec: dict[str, Any] = row.spec
-    return ToolSpecView(ToolSpec.model_validate(spec), row.state, False, row.created_at, row.updated_at)
+    spec: JsonObject = row.spec
+    return ToolSpecView(ToolSpec.model_validate(spec), one_of(row.state, STATES, "state"), False, row.created_at, row.updated_at)

@@ -15,14 +15,14 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from skillhouse.compiler import neutral_tool
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
+from skillhouse.compiler.profiles import PROFILES, ProfileName, adapt, provider_tools
+from skillhouse.json_types import JsonObject, ProviderTool, ReleaseDocument, one_of
 from skillhouse.registry.builtins import builtin_skill
 from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
 from skillhouse.registry.releases import builtin_release, get_release
@@ -40,15 +40,15 @@ class Turn:
 
     id: str
     tenant: str
-    profile: str
-    releases: list[dict[str, Any]]
+    profile: ProfileName
+    releases: list[ReleaseDocument]
     created_at: float
 
     def bound(self) -> list[dict[str, str]]:
         """Each bound release as ``{skill, version, digest}``."""
         return [{"skill": r["skill"], "version": r["version"], "digest": r["digest"]} for r in self.releases]
 
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[ProviderTool]:
         """The turn's tools in its profile's wire format (operations a profile refuses are left out)."""
         operations = [neutral_tool(op) for release in self.releases for op in release.get("operations", [])]
         eager = [
@@ -87,7 +87,7 @@ def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], 
         problems.append(problem("skills", "no-skills", "bind at least one skill version"))
     if len(skills) > MAX_SKILLS:
         problems.append(problem("skills", "too-many-skills", f"a turn binds at most {MAX_SKILLS} skill versions"))
-    releases: list[dict[str, Any]] = []
+    releases: list[ReleaseDocument] = []
     seen: set[str] = set()
     for index, (skill, version) in enumerate(skills):
         if skill in seen:
@@ -100,7 +100,7 @@ def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], 
             problems.append(problem(f"skills.{index}", "unknown-release", f"no published release {skill} {version}"))
     if problems:
         raise Invalid("invalid-turn", "the turn cannot be bound; see problems", problems)
-    turn = Turn("turn_" + secrets.token_hex(12), tenant, profile, releases, time.time())
+    turn = Turn("turn_" + secrets.token_hex(12), tenant, one_of(profile, PROFILES, "profile"), releases, time.time())
     session.add(TurnRow(id=turn.id, tenant_id=tenant, profile=profile, releases=turn.bound(), created_at=turn.created_at))
     session.flush()
     return turn
@@ -112,10 +112,10 @@ def load_turn(session: Session, tenant: str, turn_id: str) -> Turn:
     if row is None or row.tenant_id != tenant:
         raise NotFound("not-found", f"no turn {turn_id}")
     documents = [_bound_document(session, tenant, dict(entry)) for entry in row.releases]
-    return Turn(row.id, row.tenant_id, row.profile, documents, row.created_at)
+    return Turn(row.id, row.tenant_id, one_of(row.profile, PROFILES, "profile"), documents, row.created_at)
 
 
-def _bound_document(session: Session, tenant: str, entry: dict[str, Any]) -> dict[str, Any]:
+def _bound_document(session: Session, tenant: str, entry: JsonObject) -> ReleaseDocument:
     skill, version, digest = str(entry["skill"]), str(entry["version"]), str(entry["digest"])
     query = select(ReleaseRow).where(ReleaseRow.tenant_id == tenant, ReleaseRow.skill == skill, ReleaseRow.digest == digest)
     if session.scalars(query.where(ReleaseRow.version == version)).first() is not None:
@@ -126,6 +126,6 @@ def _bound_document(session: Session, tenant: str, entry: dict[str, Any]) -> dic
     return _missing(skill, version)
 
 
-def _missing(skill: str, version: str) -> dict[str, Any]:
+def _missing(skill: str, version: str) -> ReleaseDocument:
     # releases are immutable, so this means the store lost a row: say so rather than bind something else
     raise NotFound("release-gone", f"the release {skill} {version} this turn bound is no longer in the store")

@@ -112,9 +112,9 @@ def curation_digest(text: str) -> str:
 def read_curation(shown: str, raw: bytes | str) -> tuple[Curation, list[SkillError]]:
     """Parse ``curation.yaml``: the valid entries, and a located error for everything else."""
     data = raw.encode("utf-8") if isinstance(raw, str) else raw
-    text, decode_error = decode_utf8(shown, data)
-    if text is None:
-        return Curation(shown, curation_digest("")), [decode_error] if decode_error else []
+    text = decode_utf8(shown, data)
+    if isinstance(text, SkillError):
+        return Curation(shown, curation_digest("")), [text]
     curation = Curation(shown, curation_digest(text))
     parsed, yaml_errors = parse_yaml_mapping(shown, text, first_line=1)
     if parsed is None:

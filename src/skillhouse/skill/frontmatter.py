@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from skillhouse.json_types import JsonObject
 from skillhouse.skill.errors import INVALID_FRONTMATTER, SkillError
 
 try:  # the C loader is much faster; fall back where libyaml is missing
@@ -26,7 +27,7 @@ KeyPath = tuple[str | int, ...]
 class Frontmatter:
     """The frontmatter's data, the line of each key, and the Markdown body below it."""
 
-    data: dict[str, Any]
+    data: JsonObject
     lines: dict[KeyPath, int]
     """1-based file line of each mapping key (and each sequence item) by its path."""
     start_line: int
@@ -55,16 +56,14 @@ class MarkdownFile:
     frontmatter: Frontmatter | None
 
 
-def decode_utf8(path: str, raw: bytes) -> tuple[str | None, SkillError | None]:
-    """Decode ``raw`` as UTF-8 (a leading BOM is dropped), or say on which line it is not."""
+def decode_utf8(path: str, raw: bytes) -> str | SkillError:
+    """``raw`` decoded as UTF-8 (a leading BOM is dropped), or the error saying on which line it is not."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return None, SkillError(
-            path, line, INVALID_FRONTMATTER, f"the file is not UTF-8 (byte {exc.start}); save it as UTF-8"
-        )
-    return text.removeprefix("\ufeff"), None
+        return SkillError(path, line, INVALID_FRONTMATTER, f"the file is not UTF-8 (byte {exc.start}); save it as UTF-8")
+    return text.removeprefix("\ufeff")
 
 
 def split_markdown(path: str, text: str) -> tuple[MarkdownFile | None, list[SkillError]]:
@@ -96,7 +95,7 @@ def split_markdown(path: str, text: str) -> tuple[MarkdownFile | None, list[Skil
 
 def parse_yaml_mapping(
     path: str, yaml_text: str, first_line: int
-) -> tuple[tuple[dict[str, Any], dict[KeyPath, int], dict[KeyPath, int]] | None, list[SkillError]]:
+) -> tuple[tuple[JsonObject, dict[KeyPath, int], dict[KeyPath, int]] | None, list[SkillError]]:
     """Parse YAML that must be a mapping with string keys; keep key and value lines."""
     loader = _Loader(yaml_text)
     try:

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from skillhouse.json_types import JsonSchema
 from skillhouse.skill.curation import CURATION_FILE, RECORD_FILE, check_curation
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
@@ -53,7 +53,7 @@ class SkillPackage:
     manifest: SkillManifest | None
     files: tuple[MarkdownFile, ...]
     """Every Markdown file but SKILL.md, sorted by name."""
-    types: dict[str, Any]
+    types: dict[str, JsonSchema]
     """``types.json`` (name to JSON Schema), empty when absent."""
     types_text: str = ""
     """``types.json`` as written, for locating a type when one is reported."""
@@ -89,7 +89,7 @@ def read_package(
     errors: list[SkillError] = []
     manifest: SkillManifest | None = None
     markdown: list[MarkdownFile] = []
-    types: dict[str, Any] = {}
+    types: dict[str, JsonSchema] = {}
     types_text = ""
 
     for filename in sorted(files):
@@ -101,9 +101,9 @@ def read_package(
         if len(data) > MAX_FILE_BYTES:
             errors.append(SkillError(shown, 1, INVALID_FRONTMATTER, f"file is larger than {MAX_FILE_BYTES} bytes"))
             continue
-        text, error = decode_utf8(shown, data)
-        if text is None:
-            errors.append(error)  # type: ignore[arg-type]
+        text = decode_utf8(shown, data)
+        if isinstance(text, SkillError):
+            errors.append(text)
             continue
         if "\r" in text:
             # a checkout with CRLF (or CR) line endings is the same package: same release, same digest
@@ -214,7 +214,7 @@ def _read_manifest(dirname: str, shown: str, parsed: MarkdownFile) -> tuple[Skil
     )
 
 
-def _read_types(shown: str, text: str) -> tuple[dict[str, Any], list[SkillError]]:
+def _read_types(shown: str, text: str) -> tuple[dict[str, JsonSchema], list[SkillError]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -11,7 +11,6 @@ no headers or bodies.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -28,6 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from skillhouse.json_types import FetchAnswer, JsonObject
 from skillhouse.store.base import Base
 
 APPROVAL_STATES = ("pending", "approved", "denied", "used", "expired")
@@ -102,7 +102,7 @@ class ApprovalRow(Base):
     turn_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     operation: Mapped[str | None] = mapped_column(String(300), nullable=True)
     reason: Mapped[str] = mapped_column(Text, default="")
-    canonical: Mapped[dict[str, Any]] = mapped_column(JSON)
+    canonical: Mapped[JsonObject] = mapped_column(JSON)
     commitment: Mapped[str] = mapped_column(String(80))
     state: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[float] = mapped_column(Float)
@@ -125,7 +125,7 @@ class IdempotencyRow(Base):
     state: Mapped[str] = mapped_column(String(16))
     lease_until: Mapped[float] = mapped_column(Float)
     expires_at: Mapped[float] = mapped_column(Float)
-    response: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    response: Mapped[FetchAnswer | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 
@@ -159,7 +159,7 @@ class TurnRow(Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
     profile: Mapped[str] = mapped_column(String(32))
-    releases: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    releases: Mapped[list[JsonObject]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
 
 

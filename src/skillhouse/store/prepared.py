@@ -91,6 +91,15 @@ class DriverTransaction:
         return self.send(statement, values).first()
 
 
+def _driver_of(connection: Any) -> Any:
+    """The DBAPI connection (sqlite3 or psycopg) under a pooled one; SQLAlchemy types it ``Any | None``, and
+    ``None`` only once the pooled connection was invalidated, which these functions do last."""
+    driver = connection.driver_connection
+    if driver is None:
+        raise RuntimeError("the pooled connection has no driver connection (it was invalidated)")
+    return driver
+
+
 def _forget_if_lost(database: Database, connection: Any, error: BaseException) -> bool:
     """Whether ``error`` means the server connection is gone; if so it is dropped, not pooled again."""
     driver = connection.driver_connection
@@ -109,10 +118,10 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
     here, since whether its ``COMMIT`` reached the server is unknown.
     """
     connection = database.engine.raw_connection()
-    driver = connection.driver_connection
+    driver = _driver_of(connection)
     sqlite = database.dialect == "sqlite"
     try:
-        cursor = driver.cursor()  # type: ignore[union-attr]
+        cursor = driver.cursor()
         if sqlite:
             cursor.execute("BEGIN IMMEDIATE")
         elif not durable:
@@ -121,10 +130,10 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
             yield DriverTransaction(driver)
         except BaseException as error:
             if not _forget_if_lost(database, connection, error):
-                cursor.execute("ROLLBACK") if sqlite else driver.rollback()  # type: ignore[union-attr]
+                cursor.execute("ROLLBACK") if sqlite else driver.rollback()
             raise
         try:
-            cursor.execute("COMMIT") if sqlite else driver.commit()  # type: ignore[union-attr]
+            cursor.execute("COMMIT") if sqlite else driver.commit()
         except BaseException as error:
             _forget_if_lost(database, connection, error)
             raise
@@ -136,19 +145,19 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
 def _autocommit(database: Database) -> Iterator[DriverTransaction]:
     """A pooled connection whose statements each commit by themselves on PostgreSQL (no ``BEGIN``)."""
     connection = database.engine.raw_connection()
-    driver = connection.driver_connection
+    driver = _driver_of(connection)
     postgres = database.dialect == "postgresql"
     try:
         if postgres:
-            driver.autocommit = True  # type: ignore[union-attr]
+            driver.autocommit = True
         try:
             yield DriverTransaction(driver)
         except BaseException as error:
             _forget_if_lost(database, connection, error)
             raise
         finally:
-            if postgres and not driver.closed:  # type: ignore[union-attr]
-                driver.autocommit = False  # type: ignore[union-attr]
+            if postgres and not driver.closed:
+                driver.autocommit = False
     finally:
         connection.close()
 

@@ -10,7 +10,6 @@ versions whose content cannot change.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -26,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from skillhouse.json_types import JsonObject
 from skillhouse.store.base import Base
 
 STATE_CHECK = "state IN ('draft', 'validated', 'published', 'deprecated')"
@@ -95,8 +95,8 @@ class SkillVersionRow(Base):
     files: Mapped[dict[str, str]] = mapped_column(JSON)
     content_digest: Mapped[str] = mapped_column(String(80))
     """``sha256:`` over the canonical JSON of ``files`` (and ``spec``): what "identical content" means."""
-    spec: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    spec: Mapped[JsonObject | None] = mapped_column(JSON, nullable=True)
+    report: Mapped[JsonObject] = mapped_column(JSON)
     """The check report: ``{"ok": bool, "errors": [{file, line, code, message}]}``."""
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -141,6 +141,6 @@ class ToolSpecRow(Base):
     tool_pack: Mapped[str] = mapped_column(String(32))
     integration_id: Mapped[str] = mapped_column(String(128), index=True)
     state: Mapped[str] = mapped_column(String(16))
-    spec: Mapped[dict[str, Any]] = mapped_column(JSON)
+    spec: Mapped[JsonObject] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

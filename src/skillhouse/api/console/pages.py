@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from skillhouse.api.console.sessions import ConsoleSession
+from skillhouse.json_types import JsonObject
 
 HERE = Path(__file__).resolve().parent
 STYLESHEET = HERE / "static" / "console.css"
@@ -35,7 +36,7 @@ PAGE_HEADERS = {
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|signature", re.I)
 
 
-def masked_headers(headers: dict[str, Any]) -> list[tuple[str, str]]:
+def masked_headers(headers: JsonObject) -> list[tuple[str, str]]:
     """Header pairs in name order, credential-looking values replaced by ``[hidden]``."""
     return [(name, HIDDEN if _SECRET_HEADER.search(name) else str(value)) for name, value in sorted(headers.items())]
 

@@ -25,12 +25,13 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import parse_qs
 
 from fastapi import Depends, Request, Response
 
 from skillhouse.errors import CallerError, Signal
+from skillhouse.json_types import JsonObject
 from skillhouse.registry import console_sessions
 from skillhouse.registry.tokens import Scope, require_scope, scope_allows
 from skillhouse.settings import Settings
@@ -80,13 +81,13 @@ def _key(settings: Settings, purpose: str) -> bytes:
     return hmac.new(settings.console_secret.encode(), purpose.encode(), hashlib.sha256).digest()
 
 
-def sign(settings: Settings, purpose: str, payload: dict[str, Any]) -> str:
+def sign(settings: Settings, purpose: str, payload: JsonObject) -> str:
     body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
     mac = hmac.new(_key(settings, purpose), body.encode(), hashlib.sha256).hexdigest()
     return f"{body}.{mac}"
 
 
-def unsign(settings: Settings, purpose: str, value: str | None) -> dict[str, Any] | None:
+def unsign(settings: Settings, purpose: str, value: str | None) -> JsonObject | None:
     """The payload of a cookie signed for ``purpose`` and not yet expired; ``None`` otherwise."""
     if not value or "." not in value:
         return None

@@ -14,6 +14,7 @@ from typing import Any
 
 from skillhouse.compiler import compile_package, neutral_tool
 from skillhouse.compiler.profiles import PROFILES, adapt
+from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.registry.errors import NotFound
 from skillhouse.registry.releases import ReleaseView, get_release
 from skillhouse.registry.skills import VersionView, get_version
@@ -29,9 +30,9 @@ class VersionDocument:
 
     version: VersionView
     release: ReleaseView | None
-    document: dict[str, Any] | None
+    document: ReleaseDocument | None
 
-    def operations(self) -> dict[str, dict[str, Any]]:
+    def operations(self) -> dict[str, OperationDocument]:
         """Operation documents by tool name."""
         if self.document is None:
             return {}
@@ -77,7 +78,7 @@ def version_document(session: Session, tenant: str, skill: str, version: str) ->
     return VersionDocument(view, None, document)
 
 
-def tool_per_profile(operation: dict[str, Any], profile: str) -> dict[str, Any]:
+def tool_per_profile(operation: OperationDocument, profile: str) -> JsonObject:
     """The neutral tool and what ``profile`` makes of it: wire form, changes, or why it is refused."""
     neutral = neutral_tool(operation)
     adapted = adapt(neutral, profile)

@@ -11,19 +11,21 @@ release's compatibility report (:func:`compatibility_report`) is every tool's ve
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Literal, get_args
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
 from skillhouse.compiler.profiles.adaptation import Adaptation
 from skillhouse.compiler.profiles.strict import neutral_arguments
 from skillhouse.errors import CallerError
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
-PROFILES = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
+ProfileName = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
+PROFILES: tuple[ProfileName, ...] = get_args(ProfileName)
 SHAPES = openai.SHAPES
 DEFERRING = ("openai", "openai-strict", "anthropic")
 """Profiles with native deferred loading (a provider-side tool search)."""
 
-_Deferral = Callable[[list[dict[str, Any]], list[dict[str, Any]]], list[dict[str, Any]]]
+_Deferral = Callable[[list[ProviderTool], list[ProviderTool]], list[ProviderTool]]
 
 
 class ProfileError(CallerError, ValueError):
@@ -33,7 +35,7 @@ class ProfileError(CallerError, ValueError):
     code = "invalid-profile"
 
 
-def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptation:
+def adapt(tool: ToolDefinition, profile: str, *, shape: str = "chat") -> Adaptation:
     """``tool`` adapted to ``profile``; ``shape`` chooses OpenAI's ``chat`` or ``responses`` form."""
     if shape not in SHAPES:
         raise ProfileError(f"unknown shape {shape!r}; one of: {', '.join(SHAPES)}")
@@ -51,13 +53,13 @@ def adapt(tool: dict[str, Any], profile: str, *, shape: str = "chat") -> Adaptat
 
 
 def provider_tools(
-    tools: Sequence[dict[str, Any]],
+    tools: Sequence[ToolDefinition],
     profile: str,
     *,
     deferred: bool = False,
     shape: str | None = None,
-    eager: Sequence[dict[str, Any]] = (),
-) -> list[dict[str, Any]]:
+    eager: Sequence[ToolDefinition] = (),
+) -> list[ProviderTool]:
     """The tool list ``profile``'s API accepts for ``tools``; refused tools are left out.
 
     With ``deferred=True`` the provider's native deferred loading is used: its tool search tool,
@@ -75,7 +77,7 @@ def provider_tools(
     return wired
 
 
-def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     """Per profile and tool: ``ok``, ``adapted`` (with what changed and where) or ``refused`` (with why).
 
     ``listings`` (present only when one is) names the profiles whose whole tool list breaks a limit of
@@ -84,8 +86,8 @@ def compatibility_report(tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
     profiles = {
         profile: {str(tool["name"]): adapt(tool, profile).report() for tool in tools} for profile in PROFILES
     }
-    report: dict[str, Any] = {"profiles": profiles}
-    listings: dict[str, Any] = {}
+    report: JsonObject = {"profiles": profiles}
+    listings: JsonObject = {}
     for profile in PROFILES:
         offered = sum(1 for verdict in profiles[profile].values() if verdict["status"] != "refused")
         problem = listing_problem(profile, offered)
@@ -103,7 +105,7 @@ def listing_problem(profile: str, count: int) -> str | None:
     return None
 
 
-def _wire(tools: Sequence[dict[str, Any]], profile: str, shape: str) -> list[dict[str, Any]]:
+def _wire(tools: Sequence[ToolDefinition], profile: str, shape: str) -> list[ProviderTool]:
     adapted = (adapt(tool, profile, shape=shape) for tool in tools)
     return [a.tool for a in adapted if a.tool is not None]
 
@@ -131,6 +133,7 @@ __all__ = [
     "SHAPES",
     "Adaptation",
     "ProfileError",
+    "ProfileName",
     "adapt",
     "compatibility_report",
     "listing_problem",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillhouse.compiler.naming import cap, sanitize
+from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
 
 
 class Refused(Exception):
@@ -42,7 +43,7 @@ class Adaptation:
     profile: str
     name: str
     """The neutral tool name (the provider may see another one: see ``tool``)."""
-    tool: dict[str, Any] | None
+    tool: ProviderTool | None
     """The provider's wire form; ``None`` when refused."""
     changes: tuple[dict[str, str], ...] = ()
     refusal: str | None = None
@@ -53,7 +54,7 @@ class Adaptation:
             return "refused"
         return "adapted" if self.changes else "ok"
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> JsonObject:
         """The compatibility report entry: ``ok``, ``adapted`` with its changes, or ``refused`` with why."""
         if self.refusal is not None:
             return {"status": "refused", "reason": self.refusal}
@@ -182,12 +183,12 @@ def root_problem(schema: Any) -> str | None:
     return None
 
 
-SchemaRewrite = Callable[[Rewrite, dict[str, Any]], Any]
-WireForm = Callable[[str, str, Any, dict[str, Any]], dict[str, Any]]
+SchemaRewrite = Callable[[Rewrite, JsonSchema], Any]
+WireForm = Callable[[str, str, Any, ToolDefinition], ProviderTool]
 
 
 def adapt_with(
-    profile: str, tool: dict[str, Any], rules: ToolRules, schema: SchemaRewrite, wire: WireForm
+    profile: str, tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite, wire: WireForm
 ) -> Adaptation:
     """Adapt ``tool``: name, description, property names and root checked, schema rewritten, wire form built.
 
@@ -210,6 +211,6 @@ def adapt_with(
     return Adaptation(profile, name, wire(fitted, description, rewritten, tool), tuple(rw.changes))
 
 
-def unchanged(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any]:
+def unchanged(rw: Rewrite, schema: JsonSchema) -> JsonSchema:
     """The schema as declared: the provider takes full JSON Schema."""
     return schema

@@ -19,19 +19,20 @@ import re
 from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.json_types import ProviderTool, ToolDefinition
 
 PROPERTY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, property_name=PROPERTY_NAME)
-TOOL_SEARCH: dict[str, Any] = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+TOOL_SEARCH: ProviderTool = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 
 
-def adapt(tool: dict[str, Any]) -> Adaptation:
-    def wire(name: str, description: str, schema: Any, neutral: dict[str, Any]) -> dict[str, Any]:
+def adapt(tool: ToolDefinition) -> Adaptation:
+    def wire(name: str, description: str, schema: Any, neutral: ToolDefinition) -> ProviderTool:
         return {"name": name, "description": description, "input_schema": schema}
 
     return adapt_with("anthropic", tool, RULES, unchanged, wire)
 
 
-def deferred(eager: list[dict[str, Any]], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:
     """The tool list with Anthropic's tool search: eager tools loaded, operations deferred."""
     return [dict(TOOL_SEARCH), *eager, *({**tool, "defer_loading": True} for tool in operations)]

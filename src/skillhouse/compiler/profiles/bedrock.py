@@ -17,14 +17,15 @@ from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
 from skillhouse.compiler.profiles.anthropic import PROPERTY_NAME
+from skillhouse.json_types import ProviderTool, ToolDefinition
 
 RULES = ToolRules(
     name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_min=1, property_name=PROPERTY_NAME
 )
 
 
-def adapt(tool: dict[str, Any]) -> Adaptation:
-    def wire(name: str, description: str, schema: Any, neutral: dict[str, Any]) -> dict[str, Any]:
+def adapt(tool: ToolDefinition) -> Adaptation:
+    def wire(name: str, description: str, schema: Any, neutral: ToolDefinition) -> ProviderTool:
         return {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
 
     return adapt_with("bedrock", tool, RULES, unchanged, wire)

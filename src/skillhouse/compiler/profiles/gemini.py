@@ -38,6 +38,7 @@ from skillhouse.compiler.profiles.adaptation import (
     pointer,
 )
 from skillhouse.compiler.profiles.objects import normalize, rewrite_properties, rewrite_root, type_list
+from skillhouse.json_types import JsonSchema, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*"), name_max=64)
 ARGUMENT_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
@@ -55,20 +56,20 @@ _STRUCTURE = frozenset(
 )
 
 
-def gemini_parameters(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any] | None:
+def gemini_parameters(rw: Rewrite, schema: JsonSchema) -> JsonSchema | None:
     """The declaration's ``parameters``, or ``None`` for a function without arguments."""
     if not schema.get("properties"):
         return None
-    out: dict[str, Any] = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path))
+    out: JsonSchema = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path))
     # Every argument may have been left out; then the function takes none.
     return out if out.get("properties") else None
 
 
-def _node(rw: Rewrite, node: Any, path: str) -> dict[str, Any]:
+def _node(rw: Rewrite, node: Any, path: str) -> JsonSchema:
     if not isinstance(node, dict):
         raise Unexpressible(path, "a schema that is a boolean")
     node = normalize(rw, node, path)
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     for key, value in node.items():
         if key in _STRUCTURE:
             continue
@@ -107,7 +108,7 @@ def _node(rw: Rewrite, node: Any, path: str) -> dict[str, Any]:
     return out
 
 
-def _object(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -> None:
+def _object(rw: Rewrite, node: JsonSchema, out: JsonSchema, path: str) -> None:
     if not node.get("properties"):
         raise Unexpressible(path, "an object that lists no properties (Gemini needs them)")
     properties, required = rewrite_properties(rw, node, path, 0, lambda n, p, d: _node(rw, n, p))
@@ -123,8 +124,8 @@ def _object(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -
         )
 
 
-def _branches(rw: Rewrite, branches: Any, path: str) -> tuple[list[dict[str, Any]], bool]:
-    kept: list[dict[str, Any]] = []
+def _branches(rw: Rewrite, branches: Any, path: str) -> tuple[list[JsonSchema], bool]:
+    kept: list[JsonSchema] = []
     null_branch = False
     for index, branch in enumerate(branches if isinstance(branches, list) else []):
         where = f"{path}/anyOf/{index}"
@@ -141,7 +142,7 @@ def _branches(rw: Rewrite, branches: Any, path: str) -> tuple[list[dict[str, Any
     return kept, null_branch
 
 
-def _enum(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -> bool:
+def _enum(rw: Rewrite, node: JsonSchema, out: JsonSchema, path: str) -> bool:
     values = list(node["enum"]) if isinstance(node["enum"], list) else []
     has_null = None in values
     values = [v for v in values if v is not None]
@@ -167,7 +168,7 @@ def _enum(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str) -> 
     return has_null
 
 
-def _format(rw: Rewrite, value: Any, out: dict[str, Any], path: str) -> None:
+def _format(rw: Rewrite, value: Any, out: JsonSchema, path: str) -> None:
     declared = out.get("type")
     if isinstance(declared, str) and value in FORMATS.get(declared, set()):
         out["format"] = value
@@ -176,7 +177,7 @@ def _format(rw: Rewrite, value: Any, out: dict[str, Any], path: str) -> None:
     rw.change(pointer(path, "format"), f"format {value!r} moved into the description: Gemini refuses it")
 
 
-def _note(out: dict[str, Any], text: str) -> None:
+def _note(out: JsonSchema, text: str) -> None:
     described = out.get("description")
     out["description"] = f"{described} {text}" if isinstance(described, str) and described else text
 
@@ -185,7 +186,7 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def declaration_parameters(rw: Rewrite, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+def declaration_parameters(rw: Rewrite, schema: JsonSchema) -> tuple[str, JsonSchema | None]:
     """Which declaration field carries the arguments, and its value: ``parameters`` in the ``Schema``
     subset when it holds the whole tool, else ``parametersJsonSchema`` with the declared schema."""
     for name in schema.get("properties") or {}:
@@ -233,9 +234,9 @@ def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
     return out
 
 
-def adapt(tool: dict[str, Any]) -> Adaptation:
-    def wire(name: str, description: str, parameters: Any, neutral: dict[str, Any]) -> dict[str, Any]:
-        declaration: dict[str, Any] = {"name": name, "description": description}
+def adapt(tool: ToolDefinition) -> Adaptation:
+    def wire(name: str, description: str, parameters: Any, neutral: ToolDefinition) -> ProviderTool:
+        declaration: ProviderTool = {"name": name, "description": description}
         field, value = parameters
         if value is not None:
             declaration[field] = value

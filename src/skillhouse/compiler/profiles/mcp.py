@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.json_types import ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_.-]+"), name_max=128)
 _HINTS = (
@@ -28,9 +29,9 @@ _HINTS = (
 )
 
 
-def adapt(tool: dict[str, Any]) -> Adaptation:
-    def wire(name: str, description: str, schema: Any, neutral: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": name}
+def adapt(tool: ToolDefinition) -> Adaptation:
+    def wire(name: str, description: str, schema: Any, neutral: ToolDefinition) -> ProviderTool:
+        out: ProviderTool = {"name": name}
         annotations = neutral.get("annotations") or {}
         if isinstance(annotations.get("title"), str):
             out["title"] = annotations["title"]

@@ -12,21 +12,22 @@ from collections.abc import Callable
 from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, Unexpressible, pointer
+from skillhouse.json_types import JsonSchema
 
 NodeRewrite = Callable[[Any, str, int], Any]
 """Rewrites the schema node at a JSON Pointer and object depth; may raise :class:`Unexpressible`."""
 
 
 def rewrite_properties(
-    rw: Rewrite, node: dict[str, Any], path: str, depth: int, rewrite: NodeRewrite
-) -> tuple[dict[str, Any], list[str]]:
+    rw: Rewrite, node: JsonSchema, path: str, depth: int, rewrite: NodeRewrite
+) -> tuple[JsonSchema, list[str]]:
     """The node's properties rewritten, optional ones the provider cannot express left out.
 
     Returns the new properties and the names of the required ones, in declaration order.
     """
     properties = node.get("properties") or {}
     required = [r for r in node.get("required", []) if isinstance(r, str)]
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     base = pointer(path, "properties")
     for name, sub in properties.items():
         where = pointer(base, name)
@@ -40,7 +41,7 @@ def rewrite_properties(
     return out, kept_required
 
 
-def rewrite_root(rw: Rewrite, schema: dict[str, Any], rewrite: NodeRewrite) -> Any:
+def rewrite_root(rw: Rewrite, schema: JsonSchema, rewrite: NodeRewrite) -> Any:
     """Rewrite the parameters root; a problem that reaches it refuses the tool."""
     try:
         return rewrite(schema, "/parameters", 0)
@@ -48,7 +49,7 @@ def rewrite_root(rw: Rewrite, schema: dict[str, Any], rewrite: NodeRewrite) -> A
         raise Refused(f"{problem.reason} at {problem.path}, in a required argument") from None
 
 
-def type_list(node: dict[str, Any]) -> list[str]:
+def type_list(node: JsonSchema) -> list[str]:
     """The node's ``type`` as a list (empty when absent)."""
     declared = node.get("type")
     if isinstance(declared, str):
@@ -58,17 +59,17 @@ def type_list(node: dict[str, Any]) -> list[str]:
     return []
 
 
-def is_free_form(node: dict[str, Any]) -> bool:
+def is_free_form(node: JsonSchema) -> bool:
     """An object that lists no properties yet allows keys: a map or anything at all."""
     return not node.get("properties") and node.get("additionalProperties", True) is not False
 
 
-def normalize(rw: Rewrite, node: dict[str, Any], path: str) -> dict[str, Any]:
+def normalize(rw: Rewrite, node: JsonSchema, path: str) -> JsonSchema:
     """``const`` as an enum of one, ``oneOf`` as ``anyOf``, ``allOf`` merged: forms both rewriting
     profiles accept, with every change recorded. The guest still validates against the declaration."""
     out = dict(node)
     if "allOf" in out and isinstance(out["allOf"], list) and all(isinstance(b, dict) for b in out["allOf"]):
-        merged: dict[str, Any] = {}
+        merged: JsonSchema = {}
         for branch in out.pop("allOf"):
             merged = _merge(merged, branch)
         out = _merge(merged, out)
@@ -86,7 +87,7 @@ def normalize(rw: Rewrite, node: dict[str, Any], path: str) -> dict[str, Any]:
     return out
 
 
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: JsonSchema, extra: JsonSchema) -> JsonSchema:
     out = dict(base)
     for key, value in extra.items():
         if key == "properties" and isinstance(value, dict) and isinstance(out.get(key), dict):

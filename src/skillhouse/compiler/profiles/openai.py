@@ -24,19 +24,20 @@ from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
 from skillhouse.compiler.profiles.strict import strict_schema
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
 MAX_TOOLS = 128
 SHAPES = ("chat", "responses")
-TOOL_SEARCH: dict[str, Any] = {"type": "tool_search"}
+TOOL_SEARCH: ProviderTool = {"type": "tool_search"}
 
 
-def adapt(tool: dict[str, Any], *, strict: bool, shape: str) -> Adaptation:
+def adapt(tool: ToolDefinition, *, strict: bool, shape: str) -> Adaptation:
     """``tool`` for OpenAI in the Chat Completions (``chat``) or Responses (``responses``) shape."""
     profile = "openai-strict" if strict else "openai"
 
-    def wire(name: str, description: str, parameters: Any, neutral: dict[str, Any]) -> dict[str, Any]:
-        function: dict[str, Any] = {"name": name, "description": description, "parameters": parameters}
+    def wire(name: str, description: str, parameters: Any, neutral: ToolDefinition) -> ProviderTool:
+        function: JsonObject = {"name": name, "description": description, "parameters": parameters}
         if shape == "responses":
             return {"type": "function", **function, "strict": strict}
         if strict:
@@ -46,7 +47,7 @@ def adapt(tool: dict[str, Any], *, strict: bool, shape: str) -> Adaptation:
     return adapt_with(profile, tool, RULES, strict_schema if strict else unchanged, wire)
 
 
-def deferred(eager: list[dict[str, Any]], operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:
     """The Responses tool list with native tool search: eager tools loaded, operations deferred."""
     return [dict(TOOL_SEARCH), *eager, *({**tool, "defer_loading": True} for tool in operations)]
 

@@ -32,6 +32,7 @@ from skillhouse.compiler.profiles.objects import (
     rewrite_root,
     type_list,
 )
+from skillhouse.json_types import JsonSchema
 
 KEYWORDS = frozenset(
     {
@@ -49,7 +50,7 @@ LARGE_ENUM_CHARACTERS = 15_000
 MAX_CHARACTERS = 120_000
 
 
-def strict_schema(rw: Rewrite, schema: dict[str, Any]) -> dict[str, Any]:
+def strict_schema(rw: Rewrite, schema: JsonSchema) -> JsonSchema:
     """``schema`` rewritten for strict mode; raises :class:`Refused` where meaning cannot survive."""
     if "anyOf" in schema or "oneOf" in schema:
         raise Refused("strict mode needs an object root, not a union of schemas")
@@ -68,7 +69,7 @@ def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
     node = normalize(rw, node, path)
     if "nullable" in node:
         node = _openapi_nullable(rw, node, path)
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     for key, value in node.items():
         if key not in KEYWORDS:
             rw.change(pointer(path, key), f"{key!r} removed: strict mode does not support it")
@@ -92,7 +93,7 @@ def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
     return out
 
 
-def _object(rw: Rewrite, node: dict[str, Any], out: dict[str, Any], path: str, depth: int) -> None:
+def _object(rw: Rewrite, node: JsonSchema, out: JsonSchema, path: str, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise Unexpressible(path, f"objects nested deeper than {MAX_DEPTH} levels")
     if is_free_form(node):
@@ -125,7 +126,7 @@ def _branches(rw: Rewrite, branches: Any, path: str, depth: int) -> list[Any]:
     return kept
 
 
-def _openapi_nullable(rw: Rewrite, node: dict[str, Any], path: str) -> dict[str, Any]:
+def _openapi_nullable(rw: Rewrite, node: JsonSchema, path: str) -> JsonSchema:
     out = {k: v for k, v in node.items() if k != "nullable"}
     if node["nullable"] is True:
         out = nullable(out)
@@ -133,7 +134,7 @@ def _openapi_nullable(rw: Rewrite, node: dict[str, Any], path: str) -> dict[str,
     return out
 
 
-def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+def nullable(schema: JsonSchema) -> JsonSchema:
     """``schema`` that also accepts ``null``."""
     out = dict(schema)
     if "anyOf" in out:
@@ -148,7 +149,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_sizes(schema: dict[str, Any]) -> None:
+def _check_sizes(schema: JsonSchema) -> None:
     properties, enum_values, characters = _measure(schema)
     if properties > MAX_PROPERTIES:
         raise Refused(f"{properties} object properties; strict mode allows at most {MAX_PROPERTIES}")
@@ -185,14 +186,14 @@ def _measure(node: Any) -> tuple[int, int, int]:
     return properties, enum_values, characters
 
 
-def neutral_arguments(schema: dict[str, Any], arguments: Any) -> Any:
+def neutral_arguments(schema: JsonSchema, arguments: Any) -> Any:
     """Arguments from a strict-mode call as the declaration describes them: a ``null`` the model sent
     for an optional argument that does not itself allow ``null`` means the argument was left out."""
     if not isinstance(arguments, dict) or not isinstance(schema, dict):
         return arguments
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    out: dict[str, Any] = {}
+    out: JsonSchema = {}
     for name, value in arguments.items():
         sub = properties.get(name)
         if value is None and name not in required and not _allows_null(sub):

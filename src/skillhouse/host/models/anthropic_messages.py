@@ -13,7 +13,6 @@ it found.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
 
@@ -28,13 +27,14 @@ from skillhouse.host.models.base import (
     tool_arguments,
 )
 from skillhouse.host.models.tool_formats import ANTHROPIC_TOOL_SEARCH_BETA, anthropic_tools
+from skillhouse.json_types import ChatMessage, JsonObject, ModelAnswer, ModelRequest
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 SERVER_BLOCKS = ("server_tool_use", "tool_search_tool_result")
 
-Blocks = list[dict[str, Any]]
+Blocks = list[JsonObject]
 
 
 def _is_error_result(content: str) -> bool:
@@ -45,9 +45,9 @@ def _is_error_result(content: str) -> bool:
     return isinstance(decoded, dict) and "error" in decoded
 
 
-def messages_body(messages: list[dict[str, Any]], server_blocks: dict[str, Blocks]) -> list[dict[str, Any]]:
+def messages_body(messages: list[ChatMessage], server_blocks: dict[str, Blocks]) -> list[ChatMessage]:
     """Neutral messages as Messages API messages, consecutive user content merged into one turn."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
 
     def add(role: str, blocks: Blocks) -> None:
         if out and out[-1]["role"] == role == "user":
@@ -61,7 +61,7 @@ def messages_body(messages: list[dict[str, Any]], server_blocks: dict[str, Block
             add("user", [{"type": "text", "text": content or ""}])
         elif role == "tool":
             text = content or ""
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(message.get("tool_call_id") or ""),
+            block: JsonObject = {"type": "tool_result", "tool_use_id": str(message.get("tool_call_id") or ""),
                                      "content": text}
             if _is_error_result(text):
                 block["is_error"] = True
@@ -81,13 +81,13 @@ def messages_body(messages: list[dict[str, Any]], server_blocks: dict[str, Block
     return out
 
 
-def neutral_answer(answer: dict[str, Any]) -> tuple[dict[str, Any], Blocks]:
+def neutral_answer(answer: JsonObject) -> tuple[ModelAnswer, Blocks]:
     """The answer as ``{"content", "tool_calls"}``, and the server blocks it carried."""
     content = answer.get("content")
     if not isinstance(content, list):
         raise MalformedAnswer("anthropic", "the answer has no content blocks")
     texts: list[str] = []
-    calls: list[dict[str, Any]] = []
+    calls: list[JsonObject] = []
     server: Blocks = []
     for index, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
@@ -134,9 +134,9 @@ class AnthropicMessagesModel:
     def __repr__(self) -> str:
         return f"AnthropicMessagesModel(model={self.model!r}, url={self.url!r}, deferred={self.deferred})"
 
-    def body(self, request: dict[str, Any]) -> dict[str, Any]:
+    def body(self, request: ModelRequest) -> JsonObject:
         """The Messages API request body for a neutral ``complete`` request."""
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "messages": messages_body(neutral_messages(request), self._server_blocks),
@@ -149,7 +149,7 @@ class AnthropicMessagesModel:
             body["tools"] = tools
         return body
 
-    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+    def complete(self, request: ModelRequest) -> ModelAnswer:
         try:
             body = self.body(request)
         except (ValueError, KeyError, TypeError) as exc:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import httpx
 
 from skillhouse.errors import ExternalFailure
+from skillhouse.json_types import ChatMessage, JsonObject, ModelAnswer, ModelRequest, ToolDefinition
 
 DEFAULT_TIMEOUT = 120.0
 ERROR_BODY_CHARS = 500
@@ -27,12 +28,12 @@ ERROR_BODY_CHARS = 500
 class ChatModel(Protocol):
     """A model behind the host's ``complete``: neutral request in, neutral answer out."""
 
-    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+    def complete(self, request: ModelRequest) -> ModelAnswer:
         """The model's next turn for ``request``, or ``{"error": {...}}``; never raises."""
         ...
 
 
-def model_error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def model_error(code: str, message: str, **extra: Any) -> ModelAnswer:
     return {"error": {"code": code, "message": message, **extra}}
 
 
@@ -46,7 +47,7 @@ class ProviderFailure(ExternalFailure):
         super().__init__(message, code=code)
         self.extra = extra
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> ModelAnswer:
         return model_error(self.code, self.message, **self.extra)
 
 
@@ -85,7 +86,7 @@ class ProviderClient:
     def __repr__(self) -> str:
         return f"ProviderClient({self.provider!r})"
 
-    def post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+    def post(self, url: str, body: JsonObject) -> JsonObject:
         """The decoded JSON object the provider answered; a :class:`ProviderFailure` otherwise."""
         try:
             response = self._client.post(url, json=body)
@@ -136,7 +137,7 @@ def tool_arguments(raw: Any) -> Any:
     return json.dumps(raw)
 
 
-def neutral_messages(request: Mapping[str, Any]) -> list[dict[str, Any]]:
+def neutral_messages(request: Mapping[str, Any]) -> list[ChatMessage]:
     """The request's messages, checked enough to translate: a list of objects with a known role."""
     messages = request.get("messages")
     if not isinstance(messages, list):
@@ -147,7 +148,7 @@ def neutral_messages(request: Mapping[str, Any]) -> list[dict[str, Any]]:
     return messages
 
 
-def neutral_tools(request: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+def neutral_tools(request: Mapping[str, Any], key: str) -> list[ToolDefinition]:
     tools = request.get(key) or []
     if not isinstance(tools, list) or not all(isinstance(t, dict) and "name" in t for t in tools):
         raise ValueError(f"{key} must be a list of tool definitions with a name")

@@ -24,13 +24,14 @@ from skillhouse.host.models.base import (
     tool_arguments,
 )
 from skillhouse.host.models.tool_formats import openai_chat_tools
+from skillhouse.json_types import ChatMessage, JsonObject, ModelAnswer, ModelRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-def chat_messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def chat_messages(system: str, messages: list[ChatMessage]) -> list[ChatMessage]:
     """Neutral messages as Chat Completions messages."""
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    out: list[ChatMessage] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         role = message["role"]
         if role == "user":
@@ -41,7 +42,7 @@ def chat_messages(system: str, messages: list[dict[str, Any]]) -> list[dict[str,
                  "content": message.get("content") or ""}
             )
         else:
-            turn: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+            turn: JsonObject = {"role": "assistant", "content": message.get("content")}
             calls = message.get("tool_calls") or []
             if calls:
                 turn["tool_calls"] = [
@@ -60,7 +61,7 @@ def _arguments_text(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
 
 
-def neutral_answer(answer: dict[str, Any]) -> dict[str, Any]:
+def neutral_answer(answer: JsonObject) -> ModelAnswer:
     """The first choice of a Chat Completions answer as ``{"content", "tool_calls"}``."""
     choices = answer.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -71,7 +72,7 @@ def neutral_answer(answer: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise MalformedAnswer("openai", "choices[0].message.content is not text")
-    calls: list[dict[str, Any]] = []
+    calls: list[JsonObject] = []
     for index, call in enumerate(message.get("tool_calls") or []):
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
@@ -108,9 +109,9 @@ class OpenAIChatModel:
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self.model!r}, url={self.url!r})"
 
-    def body(self, request: dict[str, Any]) -> dict[str, Any]:
+    def body(self, request: JsonObject) -> JsonObject:
         """The Chat Completions request body for a neutral ``complete`` request."""
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": self.model,
             "messages": chat_messages(str(request.get("system") or ""), neutral_messages(request)),
         }
@@ -121,7 +122,7 @@ class OpenAIChatModel:
             body["max_tokens"] = self.max_tokens
         return body
 
-    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+    def complete(self, request: ModelRequest) -> ModelAnswer:
         try:
             body = self.body(request)
         except (ValueError, KeyError, TypeError) as exc:

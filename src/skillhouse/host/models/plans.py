@@ -20,9 +20,10 @@ import json
 from typing import Any
 
 from skillhouse.host.models.scripted import Answer, Call, Calls, ScriptedModel, Step, Transcript
+from skillhouse.json_types import JsonObject
 
 BOOKING_TOOL = "hollowbrook_create_booking"
-STAY: dict[str, Any] = {
+STAY: JsonObject = {
     "room_id": 2,
     "guest_name": "Ada Lovelace",
     "arrival": "2031-06-01",
@@ -45,7 +46,7 @@ def _booked_text(transcript: Transcript) -> str:
     )
 
 
-def _charge_arguments(transcript: Transcript) -> dict[str, Any]:
+def _charge_arguments(transcript: Transcript) -> JsonObject:
     booking = transcript.response_body(BOOKING_TOOL, 0)
     return {
         "booking_id": booking["booking_id"],
@@ -93,7 +94,7 @@ def load_operations_plan() -> list[Step]:
     ]
 
 
-def _refusal_path(transcript: Transcript) -> dict[str, Any]:
+def _refusal_path(transcript: Transcript) -> JsonObject:
     refusal = transcript.last_result("fetch_url")
     return {"path": refusal["error"]["path"]}
 

@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillhouse.json_types import ChatMessage, JsonObject, ModelAnswer, ModelRequest
+
 
 class Transcript:
     """The messages of a turn so far, read the way a plan needs them."""
 
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
+    def __init__(self, messages: list[ChatMessage]) -> None:
         self.messages = messages
 
     def results(self, tool: str) -> list[Any]:
@@ -59,7 +61,7 @@ def _decoded(text: Any) -> Any:
         return text
 
 
-Arguments = dict[str, Any] | Callable[[Transcript], dict[str, Any]]
+Arguments = JsonObject | Callable[[Transcript], JsonObject]
 Text = str | Callable[[Transcript], str]
 
 
@@ -103,7 +105,7 @@ class ScriptedModel:
     def __repr__(self) -> str:
         return f"ScriptedModel({self.name!r}, {len(self.plan)} steps)"
 
-    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+    def complete(self, request: ModelRequest) -> ModelAnswer:
         messages = request.get("messages")
         if not isinstance(messages, list):
             return {"error": {"code": "model-bad-request", "message": "messages must be a list"}}

@@ -7,21 +7,20 @@ profile and shape each adapter speaks. A tool a profile refuses is left out of t
 
 from __future__ import annotations
 
-from typing import Any
-
 from skillhouse.compiler.profiles import provider_tools
+from skillhouse.json_types import ProviderTool, ToolDefinition
 
 ANTHROPIC_TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
 
 
-def openai_chat_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def openai_chat_tools(tools: list[ToolDefinition]) -> list[ProviderTool]:
     """Chat Completions ``tools``: ``{"type": "function", "function": {name, description, parameters}}``."""
     return provider_tools(tools, "openai", shape="chat")
 
 
 def anthropic_tools(
-    tools: list[dict[str, Any]], deferred: list[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
+    tools: list[ToolDefinition], deferred: list[ToolDefinition] | None = None
+) -> list[ProviderTool]:
     """Messages API ``tools``: ``{name, description, input_schema}``.
 
     With ``deferred`` tools, they are sent with ``defer_loading: true`` beside Anthropic's tool search

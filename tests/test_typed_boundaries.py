@@ -1,0 +1,161 @@
+"""The values that cross a layer boundary are typed, and stay so.
+
+Compiler to registry and store, registry to the front ends, gateway to host, host to the API, guest to
+host: what crosses is a frozen dataclass, a ``Literal`` vocabulary, or (where the value is JSON by
+contract: release documents, tool definitions, ``fetch_url`` requests and answers) one of the names in
+:mod:`skillhouse.json_types`. The annotations are read as written (every module uses postponed
+annotations), so a signature that falls back to ``dict[str, Any]`` fails here even though the names
+are the same type at run time. The routes carry no ``type: ignore``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from skillhouse.api.bodies import Profile, VersionOut
+from skillhouse.api.routes_credentials import BindingOut
+from skillhouse.api.routes_guest import GuestOut
+from skillhouse.api.routes_runtime import ResolvedManifestOut, SkillSpecRecord, ToolSpecRecord
+from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, neutral_tool
+from skillhouse.compiler.model import Argument
+from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
+from skillhouse.gateway import Gateway, TurnContext
+from skillhouse.gateway.canonical import CanonicalRequest
+from skillhouse.gateway.credentials import SCHEMES, Binding, CredentialScheme
+from skillhouse.gateway.matching import BoundOperation, Match
+from skillhouse.guest.translation import build_request, translate
+from skillhouse.host.calls import run_agent, run_call
+from skillhouse.host.guest_state import GuestPhase, GuestStatus
+from skillhouse.host.runner import RUNNER_KINDS, RunnerKind
+from skillhouse.host.turn import TurnHost
+from skillhouse.registry.builtin_releases import ReleaseView, compile_files
+from skillhouse.registry.manifests import ManifestSource, ResolvedManifest
+from skillhouse.registry.releases import get_release, list_releases, publish_version, release_tools
+from skillhouse.registry.skill_specs import SkillSpecView
+from skillhouse.registry.skills import VersionSource, VersionView
+from skillhouse.registry.specs import STATES, State
+from skillhouse.registry.tool_specs import ToolSpecView
+from skillhouse.registry.turns import Turn, bind_turn, load_turn
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "skillhouse"
+
+BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
+    # compiler -> registry, store, export and the CLI
+    (compile_package, {"return": "tuple[CompiledSkill | None, list[SkillError]]"}),
+    (neutral_tool, {"op": "OperationDecl | OperationDocument", "return": "ToolDefinition"}),
+    (provider_tools, {"tools": "Sequence[ToolDefinition]", "eager": "Sequence[ToolDefinition]",
+                      "profile": "str", "return": "list[ProviderTool]"}),
+    # registry -> API, MCP and host
+    (compile_files, {"return": "ReleaseDocument"}),
+    (publish_version, {"return": "tuple[ReleaseView, bool]"}),
+    (get_release, {"return": "ReleaseView"}),
+    (list_releases, {"return": "list[ReleaseView]"}),
+    (release_tools, {"release": "ReleaseView", "return": "list[ToolDefinition]"}),
+    (bind_turn, {"return": "Turn"}),
+    (load_turn, {"return": "Turn"}),
+    (Turn.tools, {"return": "list[ProviderTool]"}),
+    # gateway -> host
+    (Gateway.fetch, {"turn": "TurnContext", "request": "FetchRequest", "return": "FetchAnswer"}),
+    # host -> API and MCP
+    (run_call, {"releases": "Sequence[ReleaseDocument]", "arguments": "JsonObject", "return": "ToolAnswer"}),
+    (run_agent, {"releases": "Sequence[ReleaseDocument]", "request": "JsonObject",
+                 "complete": "Callable[[ModelRequest], ModelAnswer]", "return": "JsonObject"}),
+    (TurnHost.__init__, {"fetch": "Fetch", "complete": "Complete | None"}),
+    # guest -> host: what the guest hands to fetch_url
+    (build_request, {"operation": "OperationDocument", "return": "FetchRequest"}),
+    (translate, {"operation": "OperationDocument", "arguments": "JsonObject", "return": "FetchRequest"}),
+]
+
+FROZEN_VALUES = [
+    CompiledSkill, OperationDecl, Argument,  # compiler
+    ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest,  # registry
+    TurnContext, CanonicalRequest, Binding, BoundOperation, Match,  # gateway
+    GuestStatus,  # host
+]
+
+# (the dataclass, its field, the Literal the layer owns)
+VOCABULARIES = [
+    (Turn, "profile", ProfileName),
+    (VersionView, "state", State),
+    (VersionView, "source", VersionSource),
+    (ToolSpecView, "state", State),
+    (SkillSpecView, "state", State),
+    (ResolvedManifest, "source", ManifestSource),
+    (Binding, "scheme", CredentialScheme),
+    (GuestStatus, "kind", RunnerKind),
+    (GuestStatus, "state", GuestPhase),
+]
+
+# (the API model, its field, the Literal of the layer the value comes from): mypy checks that every
+# value of the layer's vocabulary is one the model accepts; this checks the model offers no other
+API_VOCABULARIES = [
+    (VersionOut, "state", State),
+    (VersionOut, "source", VersionSource),
+    (ToolSpecRecord, "state", State),
+    (SkillSpecRecord, "state", State),
+    (ResolvedManifestOut, "source", ManifestSource),
+    (BindingOut, "scheme", CredentialScheme),
+    (GuestOut, "kind", RunnerKind),
+    (GuestOut, "state", GuestPhase),
+]
+
+
+def _name(function: Callable[..., Any]) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+@pytest.mark.parametrize(("function", "expected"), BOUNDARY_SIGNATURES, ids=[_name(f) for f, _ in BOUNDARY_SIGNATURES])
+def test_boundary_functions_are_annotated_with_the_typed_values(function: Callable[..., Any], expected: dict[str, str]) -> None:
+    written = {name: function.__annotations__.get(name) for name in expected}
+    assert written == expected
+    typing.get_type_hints(function)  # and every name in them resolves
+
+
+@pytest.mark.parametrize("value", FROZEN_VALUES, ids=[v.__qualname__ for v in FROZEN_VALUES])
+def test_values_crossing_a_boundary_are_frozen_dataclasses(value: type) -> None:
+    assert dataclasses.is_dataclass(value)
+    assert value.__dataclass_params__.frozen
+
+
+@pytest.mark.parametrize(("value", "field", "vocabulary"), VOCABULARIES,
+                         ids=[f"{v.__qualname__}.{f}" for v, f, _ in VOCABULARIES])
+def test_states_kinds_and_sources_are_typed_by_their_vocabulary(value: type, field: str, vocabulary: object) -> None:
+    assert typing.get_type_hints(value)[field] == vocabulary
+
+
+@pytest.mark.parametrize(("model", "field", "vocabulary"), API_VOCABULARIES,
+                         ids=[f"{m.__qualname__}.{f}" for m, f, _ in API_VOCABULARIES])
+def test_api_models_offer_exactly_the_vocabulary_of_the_layer_below(model: Any, field: str, vocabulary: object) -> None:
+    assert set(get_args(model.model_fields[field].annotation)) == set(get_args(vocabulary))
+
+
+def test_the_vocabulary_tuples_are_their_literals() -> None:
+    assert (
+        get_args(ProfileName), get_args(State), get_args(CredentialScheme), get_args(RunnerKind)
+    ) == (PROFILES, STATES, SCHEMES, RUNNER_KINDS)
+    assert Profile is ProfileName
+
+
+def _ignores(root: Path) -> list[str]:
+    return [f"{path.relative_to(SRC)}:{number}: {line.strip()}"
+            for path in sorted(root.rglob("*.py"))
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"#\s*type:\s*ignore", line)]
+
+
+def test_the_routes_carry_no_type_ignore() -> None:
+    assert _ignores(SRC / "api") == []
+
+
+def test_a_type_ignore_left_in_src_says_why() -> None:
+    # one that must stay names its error code and gives its reason in a comment after it
+    unexplained = [line for line in _ignores(SRC) if not re.search(r"type:\s*ignore\[[a-z-]+(, *[a-z-]+)*\]\s*#\s*\S", line)]
+    assert unexplained == []
+
