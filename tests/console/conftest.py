@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.console.world import World, build_world, console_app, serving
+from tests.console.world import World, add_busy_tenant, build_world, console_app, serving
 from tests.real_parts import chromium
 
 from skillhouse.examples.hollowbrook_server import HollowbrookHTTPServer, running_hollowbrook
@@ -31,6 +31,13 @@ def world(tmp_path_factory: pytest.TempPathFactory, house: HollowbrookHTTPServer
     yield built
     built.gateway.close()
     built.database.dispose()
+
+
+@pytest.fixture(scope="session")
+def busy(world: World) -> World:
+    """The world with a tenant holding more approvals, audit rows and tools than a page shows."""
+    add_busy_tenant(world)
+    return world
 
 
 @pytest.fixture(scope="session")
@@ -57,9 +64,14 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
 @pytest.fixture
 def page(browser: Browser, console_url: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=console_url, viewport={"width": 1200, "height": 900})
+    # bypass_csp: the accessibility checks inject axe-core, a script the console's own policy refuses
+    context = browser.new_context(base_url=console_url, viewport=DESKTOP, bypass_csp=True)
     context.set_default_timeout(10_000)
     opened = context.new_page()
     yield opened

@@ -4,11 +4,13 @@ The API's own error handlers answer JSON; console pages answer people, so every 
 through :class:`ConsoleRoute`, which turns what a page (or one of its dependencies) raises into the
 page a browser should get: ``303`` to the sign-in page when there is no session, and an error page
 with the right status for a refusal, a registry error or a gateway approval error. Another tenant's
-row is "not found" (404) like a row that does not exist.
+row is "not found" (404) like a row that does not exist. Anything else a page raises is the console's
+own failure: a 500 page for the person (no traceback, the type only in the log).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import quote
@@ -23,6 +25,7 @@ from skillhouse.gateway.errors import ApprovalError
 from skillhouse.registry.errors import Conflict, NotFound, RegistryError
 
 SIGN_IN_PATH = "/console/sign-in"
+log = logging.getLogger("skillhouse.console")
 
 
 def safe_next(target: str | None) -> str:
@@ -56,5 +59,11 @@ class ConsoleRoute(APIRoute):
             except ApprovalError as exc:
                 status = 404 if exc.code == "approval-not-found" else 409
                 return error_page(request, read_session(request), status, exc.code, exc.message)
+            except Exception as exc:
+                # the type only: a message may carry SQL values
+                log.error("console page %s failed: %s", request.url.path, type(exc).__name__)
+                return error_page(request, None, 500, "console-failure",
+                                  "This page failed on the server; nothing was changed by showing it. Try again, "
+                                  "and if it keeps failing the server's log names the fault.")
 
         return run
