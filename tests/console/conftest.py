@@ -88,11 +88,11 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def shoot(screenshots: Path) -> Any:
-    """``shoot(page, name)`` saves the whole page as ``<name>.png``."""
+    """``shoot(page, name)`` saves the whole page as ``<name>.png`` (``full_page=False``: what the window shows)."""
 
-    def save(page: Page, name: str) -> Path:
+    def save(page: Page, name: str, full_page: bool = True) -> Path:
         target = screenshots / f"{name}.png"
-        page.screenshot(path=str(target), full_page=True)
+        page.screenshot(path=str(target), full_page=full_page)
         return target
 
     return save

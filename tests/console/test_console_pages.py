@@ -108,10 +108,11 @@ def test_every_page_fits_the_window_and_has_no_serious_accessibility_violation(s
     assert problems == {}, problems
     assert len(checked) == 18
     if width == "phone":
-        page.goto("/console/approvals")
-        shoot(page, "approvals-phone")
-        page.goto("/console/audit")
-        shoot(page, "audit-phone")
+        for path, name, first in (("/console/approvals", "approvals-phone", "h1"), ("/console/audit", "audit-phone", "#audit"),
+                                  ("/console/skills/warehouse/1.0.0?q=shipment", "tools-phone", "#tools")):
+            page.goto(path)
+            page.locator(first).scroll_into_view_if_needed()
+            shoot(page, name, full_page=False)
 
 
 def test_the_filter_narrows_a_large_release_and_its_tools_come_a_page_at_a_time(sized: Any, busy: World) -> None:

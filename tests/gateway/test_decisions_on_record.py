@@ -11,6 +11,7 @@ import pytest
 from tests.gateway.test_approvals import charge
 
 from skillhouse.gateway import Gateway, GatewayError, TurnContext
+from skillhouse.gateway.approvals import NOTE_LIMIT
 from skillhouse.gateway.audit_queries import AuditFilter, approval_page, audit_page, audit_rows
 
 
@@ -40,6 +41,14 @@ def test_a_denials_reason_is_kept_and_the_model_is_told_it(gateway: Gateway, tur
     assert again["reason"] == "Not before the guest arrives."
     assert "Not before the guest arrives." in again["message"]
     assert [r["decision"] for r in audit_rows(gateway.database, turn.tenant, AuditFilter(decision="denied"))] == ["denied"]
+
+
+def test_a_reason_longer_than_the_limit_is_refused_and_nothing_is_decided(gateway: Gateway, turn: TurnContext) -> None:
+    approval_id = held(gateway, turn)
+    with pytest.raises(GatewayError) as refused:
+        gateway.approvals.decide(turn.tenant, approval_id, False, by="ops", note="x" * (NOTE_LIMIT + 1))
+    assert (refused.value.code, refused.value.details["field"]) == ("invalid-request", "reason")
+    assert gateway.approvals.get(turn.tenant, approval_id).state == "pending"
 
 
 def test_a_second_decision_writes_no_second_row(gateway: Gateway, turn: TurnContext) -> None:

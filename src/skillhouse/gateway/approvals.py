@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import insert, select, update
 
-from skillhouse.gateway.errors import ApprovalError
+from skillhouse.gateway.errors import ApprovalError, InvalidRequest
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow
 
@@ -174,11 +174,13 @@ class ApprovalStore:
 
     def decide(self, tenant: str, approval_id: str, approve: bool, by: str, note: str | None = None) -> Approval:
         """Approve or deny a pending approval, with its audit row in the same commit; anything else is
-        refused with its reason. ``note`` (a denial's reason, at most :data:`NOTE_LIMIT` characters) is
-        what the model is told when it asks again."""
+        refused with its reason. ``note`` (a denial's reason, at most :data:`NOTE_LIMIT` characters, else
+        ``invalid-request`` with ``field: reason``) is what the model is told when it asks again."""
         new_state = "approved" if approve else "denied"
         now = self.clock()
-        note = (note or "").strip()[:NOTE_LIMIT] or None
+        note = (note or "").strip() or None
+        if note is not None and len(note) > NOTE_LIMIT:
+            raise InvalidRequest(f"the reason has {len(note)} characters; at most {NOTE_LIMIT}", field="reason")
         statement = (
             update(ApprovalRow)
             .where(ApprovalRow.id == approval_id, ApprovalRow.tenant_id == tenant, ApprovalRow.state == "pending",
