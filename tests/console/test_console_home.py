@@ -49,11 +49,18 @@ def test_a_page_that_fails_is_the_consoles_html_error_page_without_a_traceback(w
     def fail() -> None:
         raise RuntimeError("select secret from somewhere")
 
-    app.router.routes.insert(0, failing.routes[0])
+    @failing.get("/console/counted")
+    def counted(n: int) -> None:
+        raise AssertionError("not reached: n is not a number")
+
+    app.router.routes[0:0] = failing.routes
     answer = TestClient(app).get("/console/failing")
     assert answer.status_code == 500
     assert answer.headers["content-type"].startswith("text/html")
     assert "console-failure" in answer.text and "Traceback" not in answer.text and "select secret" not in answer.text
+    invalid = TestClient(app).get("/console/counted?n=many")
+    assert invalid.status_code == 422 and invalid.headers["content-type"].startswith("text/html")
+    assert "query.n:" in invalid.text
 
 
 def test_bad_filter_and_form_values_get_located_console_pages(client: TestClient, world: World) -> None:

@@ -172,3 +172,26 @@ def test_approvals_and_the_audit_come_a_page_at_a_time_with_counts(sized: Any, b
     page.get_by_label("Until (UTC)").fill("2001-01-01T00:00")
     page.get_by_role("button", name="Filter").click()
     expect(page.locator(".empty")).to_contain_text("No rows match this filter")
+
+
+def test_a_person_can_decide_with_the_keyboard_alone_and_sees_where_the_focus_is(sized: Any, busy: World) -> None:
+    page: Page = sized("phone")
+    sign_in(page, busy, BUSY, "/console/approvals")
+    approval = ApprovalStore(busy.database).list(BUSY, "pending", limit=1)[0]
+    page.goto(f"/console/approvals/{approval.id}")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    reason = page.get_by_label("Reason for denying")
+    for _ in range(30):  # the header's links, the facts' links, Approve, then the reason
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.id") == reason.get_attribute("id"):
+            break
+    expect(reason).to_be_focused()
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    assert float(page.evaluate("() => parseFloat(getComputedStyle(document.activeElement).outlineWidth)")) >= 2
+    page.keyboard.type("Typed at the keyboard.")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Deny")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status").filter(has_text="Denied.")).to_be_visible()
+    expect(page.locator("#decision-note")).to_have_text("Typed at the keyboard.")

@@ -15,7 +15,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import Request, Response
+from fastapi import HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 
@@ -59,6 +60,11 @@ class ConsoleRoute(APIRoute):
             except ApprovalError as exc:
                 status = 404 if exc.code == "approval-not-found" else 409
                 return error_page(request, read_session(request), status, exc.code, exc.message)
+            except RequestValidationError as exc:
+                where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
+                return error_page(request, read_session(request), 422, "invalid-request", where or "the request is not valid")
+            except HTTPException as exc:
+                return error_page(request, read_session(request), exc.status_code, "http-error", str(exc.detail))
             except Exception as exc:
                 # the type only: a message may carry SQL values
                 log.error("console page %s failed: %s", request.url.path, type(exc).__name__)
