@@ -95,6 +95,7 @@ class ApprovalRow(Base):
     __table_args__ = (
         CheckConstraint(_one_of("state", APPROVAL_STATES), name="ck_gateway_approvals_state"),
         Index("ix_gateway_approvals_commitment", "tenant_id", "commitment", "state"),
+        Index("ix_gateway_approvals_tenant_created", "tenant_id", "created_at", "id"),  # the console's pages, newest first
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
