@@ -36,9 +36,9 @@ test: lint
 demo: $(DEMO_STAMP)
 	$(BIN)/python -m skillhouse.demo $(ARGS)
 
-# the console's browser tests save a screenshot of each page; these are the ones in the README
+# the console's browser tests save screenshots of its pages (desktop and phone); these are the ones in the README
 screenshots: $(STAMP)
-	SKILLHOUSE_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/console/test_console_browser.py
+	SKILLHOUSE_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/console/test_console_browser.py tests/console/test_console_pages.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

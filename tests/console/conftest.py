@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.console.world import World, build_world, console_app, serving
+from tests.console.world import World, add_busy_tenant, build_world, console_app, serving
 from tests.hollowbrook import running_hollowbrook
 from tests.real_parts import chromium
 
@@ -32,6 +32,13 @@ def world(tmp_path_factory: pytest.TempPathFactory, house: HollowbrookHTTPServer
     yield built
     built.gateway.close()
     built.database.dispose()
+
+
+@pytest.fixture(scope="session")
+def busy(world: World) -> World:
+    """The world with a tenant holding more approvals, audit rows and tools than a page shows."""
+    add_busy_tenant(world)
+    return world
 
 
 @pytest.fixture(scope="session")
@@ -58,9 +65,14 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
 @pytest.fixture
 def page(browser: Browser, console_url: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=console_url, viewport={"width": 1200, "height": 900})
+    # bypass_csp: the accessibility checks inject axe-core, a script the console's own policy refuses
+    context = browser.new_context(base_url=console_url, viewport=DESKTOP, bypass_csp=True)
     context.set_default_timeout(10_000)
     opened = context.new_page()
     yield opened
@@ -77,11 +89,11 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def shoot(screenshots: Path) -> Any:
-    """``shoot(page, name)`` saves the whole page as ``<name>.png``."""
+    """``shoot(page, name)`` saves the whole page as ``<name>.png`` (``full_page=False``: what the window shows)."""
 
-    def save(page: Page, name: str) -> Path:
+    def save(page: Page, name: str, full_page: bool = True) -> Path:
         target = screenshots / f"{name}.png"
-        page.screenshot(path=str(target), full_page=True)
+        page.screenshot(path=str(target), full_page=full_page)
         return target
 
     return save

@@ -1,7 +1,8 @@
 """The console in a real browser (Chromium through Playwright) against a served app and the real gateway.
 
 Held charges are made the way an agent makes them: a turn's guest calls ``hollowbrook_charge``, the
-gateway holds it; after a person decides in the console, the turn calls again.
+gateway holds it; after a person decides in the console (seeing a confirmation, then who decided and
+when, and the decision's own row in the audit trail), the turn calls again.
 """
 
 from __future__ import annotations
@@ -46,25 +47,41 @@ def test_a_person_approves_a_held_charge_and_the_call_completes(page: Page, worl
     shoot(page, "sign-in")
     sign_in(page, world)
     card = page.locator("article", has=page.locator(f"a[href='/console/approvals/{approval_id}']"))
-    expect(card).to_contain_text("POST")
-    expect(card).to_contain_text("http://hollowbrook.local:8084/charges")
-    expect(card).to_contain_text('"amount_cents":16000')  # the body exactly as it is sent
-    expect(card).to_contain_text("hollowbrook.charge")
-    expect(card).to_contain_text("turn-approve")
-    expect(card).to_contain_text("sha256:")
+    # what a person decides on comes first: the operation's summary, the key arguments, who asked
+    expect(card.get_by_role("heading")).to_contain_text("Charge a booking's card an amount in euro cents.")
+    expect(card.get_by_label("Key arguments")).to_contain_text("amount_cents16000")
+    expect(card.get_by_label("Key arguments")).to_contain_text(f"booking_id{booking}")
+    expect(card).to_contain_text("turn turn-approve, skill hollowbrook 1.0.0")
+    expect(card).to_contain_text("Valid until")
+    # then the exact request, one click away
+    request = card.locator("details", has_text="The exact request")
+    expect(request.locator(".request")).to_be_hidden()
+    request.locator("summary").click()
+    expect(request).to_contain_text("POST")
+    expect(request).to_contain_text("http://hollowbrook.local:8084/charges")
+    expect(request).to_contain_text('"amount_cents":16000')  # the body exactly as it is sent
+    expect(request).to_contain_text("sha256:")
     assert world.tokens[TENANT] not in page.content()
     shoot(page, "approvals")
 
     card.get_by_role("button", name="Approve").click()
-    expect(page).to_have_url(re.compile(f"/console/approvals/{approval_id}$"))
+    expect(page).to_have_url(re.compile(f"/console/approvals/{approval_id}\\?decided=approved$"))
+    expect(page.get_by_role("status").filter(has_text="Approved.")).to_be_visible()
     expect(page.locator("#approval-state")).to_have_text("approved")
+    expect(page.locator("#decision")).to_contain_text("console, token #")
+    expect(page.locator("#decision")).to_contain_text("(acme console)")
+    expect(page.locator("#decision")).to_contain_text("UTC")
 
     completed = turn.charge(booking, 16000, "Two nights in the double room")
     assert completed["status"] == 201, completed
     assert len(charges_of(house, booking)) == 1
 
-    page.reload()
+    page.goto(f"/console/approvals/{approval_id}")
     expect(page.locator("#approval-state")).to_have_text("used")
+    expect(page.get_by_role("status").filter(has_text="Approved.")).to_have_count(0)  # the confirmation came once
+    person = page.locator("#runs tr.person")
+    expect(person).to_contain_text("approved")
+    expect(person).to_contain_text("(acme console)")
     expect(page.locator("#runs")).to_contain_text("allowed")
     expect(page.locator("#runs")).to_contain_text("201")
     shoot(page, "approval")
@@ -78,28 +95,40 @@ def test_a_person_denies_a_held_charge_and_it_is_never_sent(page: Page, world: W
 
     sign_in(page, world)
     card = page.locator("article", has=page.locator(f"a[href='/console/approvals/{approval_id}']"))
+    card.get_by_label("Reason for denying").fill("The minibar was never opened; check with the guest.")
     card.get_by_role("button", name="Deny").click()
+    expect(page.get_by_role("status").filter(has_text="Denied.")).to_be_visible()
     expect(page.locator("#approval-state")).to_have_text("denied")
-    expect(page.get_by_text("Decided by console")).to_be_visible()
+    expect(page.locator("#decision")).to_contain_text("(acme console)")
+    expect(page.locator("#decision-note")).to_have_text("The minibar was never opened; check with the guest.")
     expect(page.locator("#runs")).to_contain_text("held")
+    expect(page.locator("#runs tr.person")).to_contain_text("denied")
     expect(page.locator("#runs")).not_to_contain_text("allowed")
     assert charges_of(house, booking) == []
 
     page.goto("/console/audit?turn=turn-deny")
-    expect(page.locator("#audit")).to_contain_text("held")
-    expect(page.locator("#audit")).to_contain_text("approval-required")
-    expect(page.locator("#audit")).to_contain_text("denied")
-    expect(page.locator("#audit")).not_to_contain_text("turn-approve")
+    audit = page.locator("#audit")
+    expect(audit).to_contain_text("held")
+    expect(audit).to_contain_text("approval-required")
+    expect(audit.locator("tr.person")).to_have_count(1)  # the person's decision, beside the gateway's row
+    expect(audit.locator("tr.person")).to_contain_text("denied")
+    expect(audit.locator("tr.person")).to_contain_text("by console, token #")
+    expect(audit).not_to_contain_text("turn-approve")
     shoot(page, "audit")
 
-    # the turn asking again is not the denied request run: nothing reaches the house
+    # the turn asking again is not the denied request run: nothing reaches the house, and the model is told why
     retried = turn.charge(booking, 99000, "Minibar, apparently")
-    assert "error" in retried, retried
+    assert retried["error"]["code"] == "approval-denied", retried
+    assert "The minibar was never opened" in retried["error"]["message"]
     assert charges_of(house, booking) == []
 
 
 def test_a_tool_schema_is_shown_for_two_providers_and_versions_are_compared(page: Page, world: World, shoot: Any) -> None:
     sign_in(page, world, start="/console/skills")
+    expect(page.locator("tr", has_text="github-coding")).to_contain_text("Comes with skillhouse")
+    page.get_by_label("Name or description").fill("hollow")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("status")).to_contain_text("1 of 3 skill(s) match")
     shoot(page, "skills")
     page.get_by_role("link", name="hollowbrook", exact=True).click()
     expect(page.locator("table").last).to_contain_text("sha256:")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillhouse.api.console.pages import body_text, masked_headers
-from skillhouse.api.console.tool_views import Change, schema_changes
+from skillhouse.api.console.tool_views import Change, schema_changes, tools_page
 
 
 def test_schema_changes_name_each_property_added_removed_retyped_and_required() -> None:
@@ -38,3 +38,26 @@ def test_bodies_are_pretty_printed_or_shown_as_sent() -> None:
     assert body_text({"json": {"b": 1, "a": [1]}}) == '{\n  "a": [\n    1\n  ],\n  "b": 1\n}'
     assert body_text({"text": "a=1&b=2"}) == "a=1&b=2"
     assert body_text(None) == "(no body)"
+
+
+def test_tools_come_a_page_at_a_time_in_name_order_and_back() -> None:
+    operations = {f"t{n:02d}": {"name": f"op{n}", "description": "x"} for n in range(7)}
+    first = tools_page(operations, "", size=3)
+    assert [name for name, _ in first.rows] == ["t00", "t01", "t02"]
+    assert (first.total, first.newer, first.older) == (7, None, "t02")
+    second = tools_page(operations, "", first.older or "", "older", size=3)
+    last = tools_page(operations, "", second.older or "", "older", size=3)
+    assert [name for name, _ in last.rows] == ["t06"] and last.older is None and last.newer == "t06"
+    back = tools_page(operations, "", second.newer or "", "newer", size=3)
+    assert back.rows == first.rows and back.newer is None
+
+
+def test_the_tools_filter_needs_every_word_in_the_name_or_description() -> None:
+    operations = {"shop_get_parcel": {"name": "get_parcel", "description": "Read a parcel by its id."},
+                  "shop_get_invoice": {"name": "get_invoice", "description": "Read an invoice, with its parcels."},
+                  "shop_list_orders": {"name": "list_orders", "description": "List ORDERS."}}
+    assert [n for n, _ in tools_page(operations, "PARCEL").rows] == ["shop_get_invoice", "shop_get_parcel"]
+    assert [n for n, _ in tools_page(operations, "parcel id").rows] == ["shop_get_parcel"]
+    assert [n for n, _ in tools_page(operations, "orders list").rows] == ["shop_list_orders"]
+    nothing = tools_page(operations, "refund")
+    assert (nothing.rows, nothing.total, nothing.newer, nothing.older) == ([], 0, None, None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
+from skillhouse.store.gateway_tables import TurnRow
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 TENANT, RIVAL = "acme", "rival"
@@ -71,6 +73,7 @@ class World:
 
     def turn(self, tenant: str, turn_id: str, version: str = "1.0.0") -> Turn:
         document = self.releases[(tenant, version)]
+        record_turn(self.database, tenant, turn_id, document)
         context = TurnContext(tenant, turn_id, BoundReleases([document]))
         host = TurnHost([document], fetch=lambda request: self.gateway.fetch(context, request))
         return Turn(InProcessRunner(host))
@@ -95,6 +98,14 @@ class Turn:
     def charge(self, booking_id: str, amount_cents: int, description: str) -> dict[str, Any]:
         return self.call("hollowbrook_charge", {"booking_id": booking_id, "amount_cents": amount_cents,
                                                 "description": description})
+
+
+def record_turn(database: Database, tenant: str, turn_id: str, document: dict[str, Any]) -> None:
+    """Record the turn as ``POST /v1/turns`` would (its profile and bound release), so pages can say who asked."""
+    with database.transaction() as session:
+        if session.get(TurnRow, turn_id) is None:
+            bound = {"skill": document["skill"], "version": document["version"], "digest": document["digest"]}
+            session.add(TurnRow(id=turn_id, tenant_id=tenant, profile="openai", releases=[bound], created_at=time.time()))
 
 
 def build_world(database_url: str, house_port: int) -> World:
@@ -143,3 +154,44 @@ def serving(app: FastAPI) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+BUSY = "busy"
+BIG_TOOLS = 120
+_BIG_KINDS = ("shipment", "invoice", "parcel", "supplier")
+
+
+def big_skill_files(count: int = BIG_TOOLS) -> dict[str, str]:
+    """A skill of ``count`` read-only operations, a quarter of them about shipments (what the filter finds)."""
+    files = {"SKILL.md": "---\nname: warehouse\ndescription: A large warehouse API, for paging and filtering.\n"
+                         "metadata:\n  version: \"1.0.0\"\n---\n# Warehouse\n\nLook things up in the warehouse.\n"}
+    for number in range(count):
+        kind = _BIG_KINDS[number % len(_BIG_KINDS)]
+        files[f"get_{kind}_{number:03d}.md"] = (
+            f"---\noperation:\n  method: GET\n  url: https://warehouse.example/{kind}s/{number}\n---\n"
+            f"Read {kind} record {number} of the warehouse, with its history.\n"
+        )
+    return files
+
+
+def add_busy_tenant(world: World, approvals: int = 25, refused: int = 40) -> None:
+    """A third tenant with more rows than a page: ``approvals`` held charges (each its own approval), ``refused``
+    refused requests in the audit trail, and a release of :data:`BIG_TOOLS` tools."""
+    with world.database.transaction() as session:
+        world.tokens[BUSY], _ = create_token(session, BUSY, label="busy console", scope="admin")
+    files = hollowbrook_files()
+    world.releases[(BUSY, "1.0.0")] = publish(world.database, BUSY, "hollowbrook", "1.0.0", files)
+    newer = {name: text for name, text in files.items() if name != "cancel_booking.md"} | {"charge.md": CHARGE_1_1}
+    publish(world.database, BUSY, "hollowbrook", "1.1.0", newer)
+    publish(world.database, BUSY, "warehouse", "1.0.0", big_skill_files())
+    record_turn(world.database, BUSY, "turn-busy", world.releases[(BUSY, "1.0.0")])
+    context = TurnContext(BUSY, "turn-busy", BoundReleases([world.releases[(BUSY, "1.0.0")]]))
+    for number in range(approvals):
+        body = json.dumps({"amount_cents": 100 + number, "booking_id": f"bk_{number:04d}", "description": "room"})
+        answer = world.gateway.fetch(context, {"method": "POST", "url": "http://hollowbrook.local:8084/charges",
+                                               "headers": {"Content-Type": "application/json"}, "body": body})
+        assert answer["error"]["code"] == "approval-required", answer
+    for number in range(refused):
+        answer = world.gateway.fetch(context, {"method": "GET", "url": f"https://elsewhere.example/{number}",
+                                               "headers": {}, "body": None})
+        assert answer["error"]["code"] == "egress-refused", answer

@@ -64,6 +64,7 @@ CODE_STATUS: dict[str, int] = {
     "form-too-large": 413,
     "unknown-profile": 404,
     "tool-not-found": 404,
+    "unknown-view": 404,
     # signals that are part of an answer rather than an error answer; listed so that every code has a status
     "approval-required": 202,
     "sign-in-required": 401,

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from skillhouse.api.deps import ApproveDep, RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Approval
+from skillhouse.gateway.approvals import NOTE_LIMIT
 from skillhouse.json_types import JsonObject
 from skillhouse.registry.tokens import Tenant
 
@@ -40,6 +41,14 @@ class ApprovalOut(BaseModel):
     created_at: float = Field(description="Epoch seconds.")
     expires_at: float = Field(description="Epoch seconds; after this the approval can be neither decided nor used.")
     decided_by: str | None
+    decided_at: float | None = Field(default=None, description="Epoch seconds of the decision, once decided.")
+    note: str | None = Field(default=None, description="The reason the person gave with a denial; the model is told it.")
+
+
+class DenyIn(BaseModel):
+    """Why the request is denied (optional): the model that asks again is told it."""
+
+    reason: str | None = Field(default=None, max_length=NOTE_LIMIT, description="Shown to the model, as written.")
 
 
 class ApprovalList(BaseModel):
@@ -67,8 +76,8 @@ def get_approval(approval_id: ApprovalId, tenant: RunDep, gateway: GatewayDep) -
     return _out(gateway.approvals.get(tenant.id, approval_id))
 
 
-def _decide(gateway: GatewayDep, tenant: Tenant, approval_id: str, approve: bool) -> ApprovalOut:
-    return _out(gateway.approvals.decide(tenant.id, approval_id, approve, by=f"api, token #{tenant.token_id}"))
+def _decide(gateway: GatewayDep, tenant: Tenant, approval_id: str, approve: bool, note: str | None = None) -> ApprovalOut:
+    return _out(gateway.approvals.decide(tenant.id, approval_id, approve, by=f"api, token #{tenant.token_id}", note=note))
 
 
 @router.post("/{approval_id}/approve", responses=gateway_responses(404, 409))
@@ -78,6 +87,6 @@ def approve(approval_id: ApprovalId, tenant: ApproveDep, gateway: GatewayDep) ->
 
 
 @router.post("/{approval_id}/deny", responses=gateway_responses(404, 409))
-def deny(approval_id: ApprovalId, tenant: ApproveDep, gateway: GatewayDep) -> ApprovalOut:
-    """Deny a pending request: it never runs, and retrying it answers ``approval-denied``."""
-    return _decide(gateway, tenant, approval_id, approve=False)
+def deny(approval_id: ApprovalId, tenant: ApproveDep, gateway: GatewayDep, body: DenyIn | None = None) -> ApprovalOut:
+    """Deny a pending request: it never runs, and retrying it answers ``approval-denied`` with the reason given."""
+    return _decide(gateway, tenant, approval_id, approve=False, note=body.reason if body else None)

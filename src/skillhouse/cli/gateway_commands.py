@@ -144,9 +144,9 @@ def approvals_show(
         print(json.dumps(approval.document(), indent=2, ensure_ascii=False))
 
 
-def _decide(approval_id: str, tenant: str | None, approve: bool, by: str) -> None:
+def _decide(approval_id: str, tenant: str | None, approve: bool, by: str, reason: str | None = None) -> None:
     with _gateway() as gateway:
-        approval = gateway.approvals.decide(_tenant(gateway, tenant), approval_id, approve, by[:200])
+        approval = gateway.approvals.decide(_tenant(gateway, tenant), approval_id, approve, by[:200], note=reason)
     print(f"{approval.id} {approval.state}", file=sys.stderr)
 
 
@@ -165,9 +165,10 @@ def approvals_deny(
     approval_id: Annotated[str, typer.Argument(help="The approval's id (apr_...).")],
     tenant: TenantOrToken = None,
     by: Annotated[str, typer.Option("--by", help="Who decides (recorded).")] = "cli",
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (at most 500 characters); the model that asks again is told.")] = None,
 ) -> None:
-    """Deny a pending request: it never runs, and retrying it is refused (approval-denied)."""
-    _decide(approval_id, tenant, False, by)
+    """Deny a pending request: it never runs, and retrying it is refused (approval-denied, with the reason)."""
+    _decide(approval_id, tenant, False, by, reason)
 
 
 _ORIGIN_HELP = "https://host[:port], http://host[:port] (with --allow-http), or a bare host[:port] meaning https."

@@ -5,7 +5,11 @@ or ``expired``. Every transition is one conditional ``UPDATE ... WHERE state = <
 identical requests racing on one approval cannot both run it, in one process or many. A request that
 differs in anything has a different commitment and so needs an approval of its own; a used approval
 is never used again (the identical request asks for a new approval). A denied request stays refused
-(``approval-denied``) until its approval expires: retrying it does not open a new question.
+(``approval-denied``, with the reason the person gave, if any) until its approval expires: retrying it
+does not open a new question.
+
+A person's decision commits together with its own audit row (decision ``approved`` or ``denied``, the
+decider as ``actor``), so the audit trail holds every decision beside the gateway's rows.
 """
 
 from __future__ import annotations
@@ -15,15 +19,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
-from skillhouse.gateway.errors import ApprovalError
+from skillhouse.gateway.errors import ApprovalError, InvalidRequest
 from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
-from skillhouse.store.gateway_tables import ApprovalRow
+from skillhouse.store.gateway_tables import ApprovalRow, AuditRow
 
 DEFAULT_TTL_SECONDS = 24 * 3600.0
+NOTE_LIMIT = 500
 
 
 @dataclass(frozen=True)
@@ -39,20 +45,42 @@ class Approval:
     created_at: float
     expires_at: float
     decided_by: str | None
+    decided_at: float | None = None
+    note: str | None = None
+    """What the person who decided said; a denial's reason reaches the model that asks again."""
 
     def document(self) -> JsonObject:
         return {
             "id": self.id, "turn_id": self.turn_id, "operation": self.operation, "reason": self.reason,
             "request": self.canonical, "commitment": self.commitment, "state": self.state,
             "created_at": self.created_at, "expires_at": self.expires_at, "decided_by": self.decided_by,
+            "decided_at": self.decided_at, "note": self.note,
         }  # fmt: skip
 
 
 def _approval(row: ApprovalRow) -> Approval:
     return Approval(
         row.id, row.tenant_id, row.turn_id, row.operation, row.reason, dict(row.canonical), row.commitment,
-        row.state, row.created_at, row.expires_at, row.decided_by,
+        row.state, row.created_at, row.expires_at, row.decided_by, row.decided_at, row.decision_note,
     )  # fmt: skip
+
+
+def as_seen(row: ApprovalRow, now: float) -> Approval:
+    """The approval of ``row`` as a person sees it at ``now``: one past its expiry reads ``expired``."""
+    approval = _approval(row)
+    if approval.state in ("pending", "approved") and approval.expires_at <= now:
+        return Approval(**{**approval.__dict__, "state": "expired"})
+    return approval
+
+
+def _decision_row(row: ApprovalRow, state: str, by: str, at: float) -> dict[str, Any]:
+    """The audit row of a person's decision on ``row``: where the held request goes, never its query or body."""
+    url = urlsplit(str(row.canonical.get("url", "")))
+    return {
+        "at": at, "tenant_id": row.tenant_id, "turn_id": row.turn_id, "method": str(row.canonical.get("method", "-")),
+        "host": url.netloc.rpartition("@")[2], "path": url.path or "/", "operation": row.operation,
+        "decision": state, "approval_id": row.id, "actor": by,
+    }  # fmt: skip
 
 
 class ApprovalStore:
@@ -97,9 +125,10 @@ class ApprovalStore:
         denied = next((row for row in rows if row.state == "denied"), None)
         if denied is not None:
             # a person said no to exactly this request: asking again must not reopen the question
+            said = f" with the reason: {denied.decision_note}" if denied.decision_note else ""
             raise ApprovalError(
-                f"approval {denied.id} was denied; this exact request is refused until it expires",
-                code="approval-denied", approval_id=denied.id,
+                f"approval {denied.id} was denied{said}; this exact request is refused until it expires",
+                code="approval-denied", approval_id=denied.id, **({"reason": denied.decision_note} if denied.decision_note else {}),
             )
         for row in rows:
             if row.state == "approved" and self._transition(tenant, row.id, "approved", state="used", used_at=now):
@@ -144,10 +173,27 @@ class ApprovalStore:
         ]
         return [a for a in found if state is None or a.state == state]
 
-    def decide(self, tenant: str, approval_id: str, approve: bool, by: str) -> Approval:
-        """Approve or deny a pending approval; anything else is refused with its reason."""
+    def decide(self, tenant: str, approval_id: str, approve: bool, by: str, note: str | None = None) -> Approval:
+        """Approve or deny a pending approval, with its audit row in the same commit; anything else is
+        refused with its reason. ``note`` (a denial's reason, at most :data:`NOTE_LIMIT` characters, else
+        ``invalid-request`` with ``field: reason``) is what the model is told when it asks again."""
         new_state = "approved" if approve else "denied"
-        if not self._transition(tenant, approval_id, "pending", state=new_state, decided_at=self.clock(), decided_by=by):
+        now = self.clock()
+        note = (note or "").strip() or None
+        if note is not None and len(note) > NOTE_LIMIT:
+            raise InvalidRequest(f"the reason has {len(note)} characters; at most {NOTE_LIMIT}", field="reason")
+        statement = (
+            update(ApprovalRow)
+            .where(ApprovalRow.id == approval_id, ApprovalRow.tenant_id == tenant, ApprovalRow.state == "pending",
+                   ApprovalRow.expires_at > now)
+            .values(state=new_state, decided_at=now, decided_by=by, decision_note=note)
+        )  # fmt: skip
+        with self.database.transaction() as session:
+            decided = bool(getattr(session.execute(statement), "rowcount", 0))
+            row = session.get(ApprovalRow, approval_id) if decided else None
+            if row is not None:
+                session.execute(insert(AuditRow).values(_decision_row(row, new_state, by, now)))
+        if not decided:
             current = self.get(tenant, approval_id)
             if current.state == "expired":
                 raise ApprovalError(f"approval {approval_id} has expired; the request must be made again", code="approval-expired")

@@ -42,6 +42,7 @@ class AuditEntry:
     address: str | None = None
     idempotency_key: str | None = None
     approval_id: str | None = None
+    actor: str | None = None
 
 
 _TABLE = cast(Table, AuditRow.__table__)

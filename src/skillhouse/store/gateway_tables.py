@@ -95,6 +95,7 @@ class ApprovalRow(Base):
     __table_args__ = (
         CheckConstraint(_one_of("state", APPROVAL_STATES), name="ck_gateway_approvals_state"),
         Index("ix_gateway_approvals_commitment", "tenant_id", "commitment", "state"),
+        Index("ix_gateway_approvals_tenant_created", "tenant_id", "created_at", "id"),  # the console's pages, newest first
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -109,6 +110,8 @@ class ApprovalRow(Base):
     expires_at: Mapped[float] = mapped_column(Float)
     decided_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     decided_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    decision_note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """What the person who decided said (a denial's reason, handed to the model that asks again)."""
     used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
@@ -130,7 +133,10 @@ class IdempotencyRow(Base):
 
 
 class AuditRow(Base):
-    """One egress decision. Never a header, a body or a query string: nothing that could hold a secret."""
+    """One egress decision, or a person's decision on an approval (``approved``/``denied``, with ``actor``).
+
+    Never a header, a body or a query string: nothing that could hold a secret.
+    """
 
     __tablename__ = "gateway_audit"
     __table_args__ = (Index("ix_gateway_audit_tenant", "tenant_id", "id"),)
@@ -149,6 +155,8 @@ class AuditRow(Base):
     address: Mapped[str | None] = mapped_column(String(64), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(80), nullable=True)
     approval_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    actor: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """Who made the decision when a person did (the deciding token); ``None`` for the gateway's own rows."""
 
 
 class TurnRow(Base):

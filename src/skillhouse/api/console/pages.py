@@ -91,5 +91,6 @@ def page(request: Request, template: str, session: ConsoleSession | None, status
 
 
 def error_page(request: Request, session: ConsoleSession | None, status: int, code: str, message: str) -> HTMLResponse:
-    titles = {403: "Refused", 404: "Not found", 409: "Conflict", 413: "Too large", 422: "Not valid"}
+    titles = {403: "Refused", 404: "Not found", 409: "Already decided or changed", 413: "Too large", 422: "Not valid",
+              500: "Something went wrong"}
     return page(request, "error.html", session, status=status, title=titles.get(status, "Error"), code=code, message=message)

@@ -2,7 +2,8 @@
 
 A published version is shown from its release (the stored, hashed document); a draft or validated
 one is compiled from its stored files, so its tools can be looked at and compared before publishing.
-The diff compares tools by name: added, removed, and for a tool in both, every change to its method,
+A release's tools are shown a page at a time, filtered by words in their names and descriptions
+(:func:`tools_page`). The diff compares tools by name: added, removed, and for a tool in both, every change to its method,
 URL, description, approval gate, identity and schema, each with the JSON Pointer of what changed.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from skillhouse.compiler import compile_package, neutral_tool
 from skillhouse.compiler.profiles import PROFILES, adapt
+from skillhouse.gateway.audit_queries import Direction, Page
 from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.registry.errors import NotFound
 from skillhouse.registry.releases import ReleaseView, get_release
@@ -21,6 +23,7 @@ from skillhouse.registry.skills import VersionView, get_version
 from skillhouse.skill import read_package
 from skillhouse.store import Session
 
+TOOLS_PER_PAGE = 50
 COMPARED = ("method", "url", "description", "approval", "identity", "encoding", "headers")
 
 
@@ -132,3 +135,26 @@ def diff_versions(old: VersionDocument, new: VersionDocument) -> VersionsDiff:
         else:
             unchanged.append(name)
     return VersionsDiff(sorted(set(after) - set(before)), sorted(set(before) - set(after)), changed, unchanged)
+
+
+def tool_matches(name: str, operation: dict[str, Any], words: list[str]) -> bool:
+    """Whether every word (case-insensitive) is in the tool's name, operation name or description."""
+    text = f"{name} {operation.get('name', '')} {operation.get('description', '')}".lower()
+    return all(word in text for word in words)
+
+
+def tools_page(operations: dict[str, dict[str, Any]], query: str, cursor: str = "", direction: Direction = "older",
+               size: int = TOOLS_PER_PAGE) -> Page[tuple[str, dict[str, Any]]]:
+    """The tools matching ``query`` in name order, ``size`` at a time: those after ``cursor`` (a tool name;
+    ``direction`` ``older`` is the next page, ``newer`` the previous), with how many match in all."""
+    words = query.lower().split()
+    names = sorted(name for name, op in operations.items() if tool_matches(name, op, words))
+    if cursor and direction == "newer":
+        end = sum(1 for name in names if name < cursor)
+        start = max(0, end - size)
+    else:
+        start = sum(1 for name in names if name <= cursor) if cursor else 0
+        end = start + size
+    shown = names[start:end]
+    return Page([(name, operations[name]) for name in shown], len(names),
+                shown[0] if shown and start > 0 else None, shown[-1] if shown and end < len(names) else None)
