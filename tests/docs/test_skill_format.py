@@ -3,6 +3,7 @@ every key in the tables is accepted, in the form the page says; every example on
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 import pytest
@@ -11,6 +12,7 @@ from tests.docs.pages import blocks, first_column, page, sections
 from skillhouse.compiler import compile_package
 from skillhouse.compiler.model import ENCODINGS, QUERY_STYLES
 from skillhouse.compiler.operation import FILE_KEYS, FLAT_KEYS, SCHEMA_KEYS
+from skillhouse.guest import build_request
 from skillhouse.skill import read_package
 from skillhouse.skill.package import MANIFEST_KEYS
 
@@ -94,3 +96,41 @@ def test_every_example_on_the_page_compiles_clean() -> None:
     assert set(packages) == {"hollowbrook", "shop"}
     for skill, files in packages.items():
         assert compile_errors(files, name=skill) == [], skill
+
+
+@pytest.mark.parametrize("style", sorted(QUERY_STYLES))
+def test_the_style_table_shows_the_query_the_guest_builds(style: str) -> None:
+    cells = table_rows(sections(OPERATION_KEYS, 4)["`style`"])[style]
+    arguments = json.loads(cells[0].strip("`"))
+    expected = cells[1].split("`")[1]
+    (name, value), = arguments.items()
+    kind = "object" if isinstance(value, dict) else "array"
+    schema = {"type": "object", "properties": {name: {"type": kind}}, "additionalProperties": False}
+    operation = (f"---\noperation:\n  method: GET\n  url: https://api.example.com/search\n  query: [{name}]\n"
+                 f"  style: {{{name}: {style}}}\n  schema: {json.dumps(schema)}\n---\n")
+    package, _ = read_package("shop", {"SKILL.md": MINIMAL_SKILL.format(name="shop"), "search.md": operation})
+    compiled, errors = compile_package(package)
+    assert compiled is not None, errors
+    request = build_request(compiled.document["operations"][0], arguments)
+    assert request["url"] == f"https://api.example.com/search?{expected}"
+
+
+@pytest.mark.parametrize("encoding", ["json", "form", "multipart"])
+def test_the_encoding_table_shows_the_content_type_the_guest_sends(encoding: str) -> None:
+    media_type = table_rows(sections(OPERATION_KEYS, 4)["`encoding`"])[encoding][0].strip("`")
+    operation = (f"---\noperation:\n  method: POST\n  url: https://api.example.com/x\n  body: [a]\n"
+                 f"  encoding: {encoding}\n---\n")
+    package, _ = read_package("shop", {"SKILL.md": MINIMAL_SKILL.format(name="shop"), "x.md": operation})
+    compiled, errors = compile_package(package)
+    assert compiled is not None, errors
+    request = build_request(compiled.document["operations"][0], {"a": "1"})
+    assert request["headers"]["Content-Type"].split(";")[0] == media_type
+
+
+def test_a_raw_body_goes_under_the_declared_content_type() -> None:
+    files = {b.title.split("/")[1]: b.text for b in blocks(FORMAT) if b.title == "shop/upload_photo.md"}
+    package, _ = read_package("shop", {"SKILL.md": MINIMAL_SKILL.format(name="shop"), **files})
+    compiled, errors = compile_package(package)
+    assert compiled is not None, errors
+    request = build_request(compiled.document["operations"][0], {"photo_id": "p1", "data": "JFIF"})
+    assert request["headers"]["Content-Type"] == "image/jpeg" and request["body"] == "JFIF"
