@@ -53,6 +53,29 @@ def _schema_name(schema: dict[str, Any]) -> str:
     return str(schema.get("type", "object"))
 
 
+def _resolved(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        found: dict[str, Any] = doc.get("components", {}).get("schemas", {}).get(ref.rsplit("/", 1)[-1], {})
+        return found
+    return schema
+
+
+def _fields(doc: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """A table of a body schema's top-level fields: name, type, required, description."""
+    resolved = _resolved(doc, schema)
+    properties = resolved.get("properties", {})
+    if not properties:
+        return []
+    required = set(resolved.get("required", []))
+    lines = ["| field | type | required | description |", "|---|---|---|---|"]
+    for name, prop in properties.items():
+        kinds = [_schema_name(p) for p in prop.get("anyOf", [])] or [_schema_name(prop)]
+        description = " ".join(str(prop.get("description", "")).split()).replace("|", "\\|")
+        lines.append(f"| `{name}` | {' or '.join(kinds)} | {'yes' if name in required else 'no'} | {description} |")
+    return [*lines, ""]
+
+
 def render_routes(doc: dict[str, Any], least_scope: dict[tuple[str, str], str]) -> str:
     """Markdown: a table of every route, then a section per route with its parameters, body and answers."""
     rows: list[str] = ["| method | path | summary | least scope |", "|---|---|---|---|"]
@@ -81,10 +104,12 @@ def render_routes(doc: dict[str, Any], least_scope: dict[tuple[str, str], str]) 
                 lines.append("")
             body = op.get("requestBody", {}).get("content", {})
             for media, content in body.items():
-                lines += [f"Body ({media}): `{_schema_name(content.get('schema', {}))}`.", ""]
-            answers = ", ".join(f"`{code}` {r.get('description', '')}".strip()
-                                for code, r in op.get("responses", {}).items())
-            lines += [f"Answers: {answers}.", ""]
+                schema = content.get("schema", {})
+                lines += [f"Body ({media}): `{_schema_name(schema)}`", ""]
+                lines += _fields(doc, schema)
+            lines += ["Answers:", ""]
+            lines += [f"- `{code}` {str(r.get('description', '')).strip()}" for code, r in op.get("responses", {}).items()]
+            lines.append("")
             sections.append("\n".join(lines))
     return "\n".join(rows) + "\n\n## Each route\n\n" + "\n".join(sections)
 
