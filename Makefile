@@ -25,7 +25,7 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench docs/hooks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
