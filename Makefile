@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: setup demo test lint bench fuzz clean screenshots
+.PHONY: setup demo test lint docs bench fuzz clean screenshots
 
 setup: $(STAMP)
 
@@ -25,12 +25,17 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench docs/hooks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# the suite includes tests/docs/test_site.py, which runs `mkdocs build --strict` (see `make docs`)
 test: lint
 	$(BIN)/pytest
+
+# the documentation site in site/ (strict: a broken link or a page missing from the nav fails)
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
 
 # make demo ARGS=--keep: serve keeps running afterwards, with the console's URL and a token printed
 demo: $(DEMO_STAMP)
@@ -48,4 +53,4 @@ fuzz: $(STAMP)
 	SKILLHOUSE_FUZZ=long $(BIN)/pytest tests -k fuzz
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site
