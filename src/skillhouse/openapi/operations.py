@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.naming import argument_name, unique_argument
 from skillhouse.openapi.parameters import (
     Body,
@@ -24,10 +25,12 @@ from skillhouse.openapi.parameters import (
     read_body,
     read_parameters,
 )
+from skillhouse.openapi.references import RefProblem
 from skillhouse.openapi.schemas import SchemaConverter
 
 NO_BODY = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
+_COLON_PARAMETER = re.compile(r"(?<=/):([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -71,27 +74,37 @@ def build_operation(
     path_item: dict[str, Any],
     base_url: str,
     consumes: list[Any],
-    doc: str = "",
+    item_doc: str = "",
+    op_doc: str = "",
 ) -> BuiltOperation:
-    """Build the block for ``method path``; raises :class:`Skip` with the reason when it cannot be."""
+    """Build the block for ``method path``; raises :class:`Skip` (or :class:`Unresolved`) with the reason when it cannot be.
+
+    ``item_doc`` and ``op_doc`` are the documents holding the path item and the operation (they
+    differ when the operation is a ``$ref`` to another file).
+    """
     notes: list[str] = []
     swagger = conv.spec.version == "2.0"
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, doc, notes), credential_parameters(conv.spec.root), notes)
+    params = drop_credentials(read_parameters(conv, path_item, op, item_doc, op_doc, notes), credential_parameters(conv.spec.root), notes)
     fields: list[Field] = []
     for param in params:
-        built = parameter_field(conv, param, swagger, doc, notes)
+        built = parameter_field(conv, param, swagger, notes)
         if built is not None:
             fields.append(built)
-    body: Body | None = read_body(conv, op, params, swagger, doc, consumes, notes)
+    body: Body | None = read_body(conv, op, params, swagger, op_doc, consumes, notes)
     if body is not None and method in NO_BODY:
         if body.required:
             raise Skip(f"{method} with a required request body cannot be sent (HTTP gives {method} no body)")
         notes.append(f"optional request body of a {method} left out (HTTP gives {method} no body)")
         body = None
 
+    for colon in _COLON_PARAMETER.findall(template):
+        notes.append(
+            f"path segment ':{colon}' looks like a parameter written Express-style; OpenAPI writes '{{{colon}}}' "
+            "(a spec bug): it is sent literally as written"
+        )
     in_template = [m.group(1) for m in _TEMPLATE.finditer(template)]
     declared = {f.wire for f in fields if f.location == "path"}
     for name in in_template:
@@ -106,6 +119,34 @@ def build_operation(
     order = {"path": 0, "query": 1, "header": 2}
     kept.sort(key=lambda f: (order[f.location], in_template.index(f.wire) if f.location == "path" else 0))
     return _assemble(method, base_url + template, kept, body, notes)
+
+
+def response_problems(spec: SpecDocument, op: dict[str, Any], doc: str) -> list[str]:
+    """A note for each response (or response schema) reference that cannot be followed.
+
+    Tools do not use responses, so such a reference changes nothing that is written; it is still
+    reported, being a broken spec the user should hear about.
+    """
+    responses = op.get("responses")
+    out: list[str] = []
+    for status, raw in responses.items() if isinstance(responses, dict) else ():
+        found = spec.locate(raw["$ref"], doc) if isinstance(raw, dict) and "$ref" in raw else (raw, doc, "")
+        if isinstance(found, RefProblem):
+            spec.problems.append(found)
+            out.append(f"response {status!r}: {found.text()} (responses are not used by the tool)")
+            continue
+        response, response_doc, _ = found
+        media = response.get("content") if isinstance(response, dict) else None
+        schemas = [m.get("schema") for m in media.values() if isinstance(m, dict)] if isinstance(media, dict) else []
+        if isinstance(response, dict) and "schema" in response:
+            schemas.append(response["schema"])
+        for schema in schemas:
+            ref = schema.get("$ref") if isinstance(schema, dict) else None
+            problem = spec.locate(ref, response_doc) if ref is not None else None
+            if isinstance(problem, RefProblem):
+                spec.problems.append(problem)
+                out.append(f"response {status!r} schema: {problem.text()} (responses are not used by the tool)")
+    return out
 
 
 def _assemble(method: str, url: str, fields: list[Field], body: Body | None, notes: list[str]) -> BuiltOperation:

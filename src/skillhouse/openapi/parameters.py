@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillhouse.openapi.schemas import SchemaConverter
 
@@ -26,6 +26,13 @@ JSON_TYPES = ("application/json",)
 
 class Skip(Exception):
     """The operation cannot become a tool; the message says why."""
+
+
+class Param(NamedTuple):
+    """A parameter object and the document it is written in (its schema's references are relative to it)."""
+
+    spec: dict[str, Any]
+    doc: str
 
 
 @dataclass
@@ -53,21 +60,28 @@ class Body:
     """The media type of a ``raw`` body."""
 
 
-def read_parameters(conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], doc: str, notes: list[str]) -> list[dict[str, Any]]:
-    """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in)."""
-    merged: dict[tuple[str, str], dict[str, Any]] = {}
-    for source in (path_item.get("parameters"), op.get("parameters")):
+def read_parameters(
+    conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], item_doc: str, op_doc: str, notes: list[str]
+) -> list[Param]:
+    """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in).
+
+    Raises :class:`Unresolved` for a parameter whose reference cannot be followed: without it the
+    tool would silently lack an input, perhaps a required one.
+    """
+    merged: dict[tuple[str, str], Param] = {}
+    for source, doc in ((path_item.get("parameters"), item_doc), (op.get("parameters"), op_doc)):
         if source is None:
             continue
         if not isinstance(source, list):
             notes.append("'parameters' is not a list; ignored")
             continue
-        for raw in source:
-            param, _ = conv.spec.deref(raw, doc)
+        for index, raw in enumerate(source):
+            param, param_doc = conv.spec.follow(raw, doc, f"parameter {index + 1}")
             if not isinstance(param, dict) or not isinstance(param.get("name"), str) or not isinstance(param.get("in"), str):
-                notes.append("a parameter without a name or location was ignored")
+                ref = f" ($ref {raw['$ref']!r} in {conv.spec.label(doc)})" if isinstance(raw, dict) and "$ref" in raw else ""
+                notes.append(f"parameter {index + 1}{ref} has no name or location; ignored")
                 continue
-            merged[(param["name"], param["in"])] = param
+            merged[(param["name"], param["in"])] = Param(param, param_doc)
     return list(merged.values())
 
 
@@ -87,10 +101,11 @@ def credential_parameters(root: dict[str, Any]) -> set[tuple[str, str]]:
     return found
 
 
-def drop_credentials(params: list[dict[str, Any]], declared: set[tuple[str, str]], notes: list[str]) -> list[dict[str, Any]]:
+def drop_credentials(params: list[Param], declared: set[tuple[str, str]], notes: list[str]) -> list[Param]:
     """``params`` without those that carry credentials (an apiKey scheme's, or a credential's name)."""
     kept = []
-    for param in params:
+    for entry in params:
+        param = entry.spec
         name = str(param.get("name", ""))
         by_name = param.get("in") != "path" and name.lower() in CREDENTIAL_NAMES  # /tokens/{token} is an id
         if (str(param.get("in")), name.lower()) in declared or by_name:
@@ -99,12 +114,13 @@ def drop_credentials(params: list[dict[str, Any]], declared: set[tuple[str, str]
                 "bind the secret to the host in the gateway (it is injected as a header)"
             )
             continue
-        kept.append(param)
+        kept.append(entry)
     return kept
 
 
-def parameter_field(conv: SchemaConverter, param: dict[str, Any], swagger: bool, doc: str, notes: list[str]) -> Field | None:
+def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: list[str]) -> Field | None:
     """The field for a path, query or header parameter; ``None`` (noted) for what cannot be sent."""
+    param, doc = entry
     name, where = param["name"], param["in"]
     if where == "cookie":
         notes.append(f"cookie parameter {name!r} dropped (cookies are not sent)")
@@ -166,14 +182,14 @@ def _described(schema: Any, description: Any) -> Any:
     return {**schema, "description": description}
 
 
-def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[dict[str, Any]], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
-    """The operation's request body, or ``None`` when it sends none."""
+def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+    """The operation's request body, or ``None`` when it sends none; :class:`Unresolved` when its reference fails."""
     if swagger:
-        return _swagger_body(conv, params, doc, consumes, notes)
+        return _swagger_body(conv, params, consumes, notes)
     raw = op.get("requestBody")
     if raw is None:
         return None
-    body, body_doc = conv.spec.deref(raw, doc)
+    body, body_doc = conv.spec.follow(raw, doc, "request body")
     if not isinstance(body, dict):
         return None
     required = body.get("required") is True
@@ -250,18 +266,18 @@ def _files_as_text(conv: SchemaConverter, fields: list[Field], notes: list[str])
             notes.append(f"file parts {item.wire!r} are sent as text content (binary file upload is not supported yet)")
 
 
-def _swagger_body(conv: SchemaConverter, params: list[dict[str, Any]], doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
-    for param in params:
+def _swagger_body(conv: SchemaConverter, params: list[Param], consumes: list[Any], notes: list[str]) -> Body | None:
+    for param, doc in params:
         if param["in"] == "body":
             schema = conv.convert(param.get("schema", {}), doc)
             return _split_body(conv, schema, "json", param.get("required") is True, notes)
-    form = [p for p in params if p["in"] == "formData"]
+    form = [p for p in params if p.spec["in"] == "formData"]
     if not form:
         return None
-    multipart = any(p.get("type") == "file" for p in form) or any(str(c).startswith("multipart/") for c in consumes)
+    multipart = any(p.spec.get("type") == "file" for p in form) or any(str(c).startswith("multipart/") for c in consumes)
     encoding = "multipart" if multipart else "form"
     fields = []
-    for param in form:
+    for param, doc in form:
         schema = conv.convert({k: v for k, v in param.items() if k not in _SWAGGER_META}, doc)
         fields.append(Field(param["name"], "body", _described(schema, param.get("description")), param.get("required") is True))
     if multipart:

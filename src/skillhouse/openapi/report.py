@@ -1,13 +1,16 @@
 """The import report: what became of each operation, and the totals.
 
 Every operation is ``written`` (as the spec says), ``adapted`` (written, with what was changed and
-why) or ``skipped`` (with the reason). The report is data; the CLI decides how to show it.
+why) or ``skipped`` (with the reason); every reference that could not be followed is listed with
+its file and reason. The report is data; the CLI decides how to show it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from skillhouse.openapi.references import RefProblem
 
 Status = Literal["written", "adapted", "skipped"]
 
@@ -39,6 +42,8 @@ class ImportReport:
     """The spec's security schemes: reported for the gateway's credential binding, never written."""
     filtered: int = 0
     """Operations left out by ``--include``/``--exclude``."""
+    problems: list[RefProblem] = field(default_factory=list)
+    """Each reference that could not be followed (or points where it should not), once, in the order met."""
 
     def totals(self) -> dict[str, int]:
         counts = {"operations": len(self.outcomes), "written": 0, "adapted": 0, "skipped": 0}
@@ -58,6 +63,7 @@ class ImportReport:
             "totals": self.totals(),
             "filtered": self.filtered,
             "security": self.security,
+            "problems": [p.as_dict() for p in self.problems],
             "operations": [o.as_dict() for o in self.outcomes],
         }
 
@@ -81,6 +87,12 @@ class ImportReport:
             f"{totals['skipped']} skipped ({self.coverage():.1%} became tools)"
             + (f"; {self.filtered} left out by --include/--exclude" if self.filtered else "")
         ]
+        if self.problems:
+            more = f" and {len(self.problems) - named} more" if len(self.problems) > named else ""
+            out.append(f"{len(self.problems)} reference(s) could not be followed (each one's operations are adapted or skipped):")
+            out.extend(f"  {p.text()}" for p in self.problems[:named])
+            if more:
+                out.append(f"  ...{more}")
         skipped = [o.name for o in self.outcomes if o.status == "skipped"]
         if skipped:
             more = f" and {len(skipped) - named} more" if len(skipped) > named else ""
