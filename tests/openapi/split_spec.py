@@ -20,6 +20,7 @@ import yaml
 
 SECTIONS = ("schemas", "parameters", "requestBodies", "responses")
 ROOT_FILE = "openapi.yaml"
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def split_spec(spec: dict[str, Any], out: Path, suffix: str = ".yaml") -> Path:
@@ -50,7 +51,7 @@ def split_spec(spec: dict[str, Any], out: Path, suffix: str = ".yaml") -> Path:
         if suffix == ".json":
             target.write_text(json.dumps(data), encoding="utf-8")
         else:
-            target.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+            target.write_text(yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out / ROOT_FILE
 
 
