@@ -831,3 +831,37 @@ def test_a_raw_body_is_one_string_payload_with_its_media_type(make_package: Pack
         name="bad",
     )
     assert errors_of(bad) == [("no_type.md", 5, "invalid-operation"), ("not_string.md", 6, "invalid-operation"), ("stray.md", 5, "invalid-operation")]
+
+
+def test_allow_empty_names_query_arguments_only_and_reaches_the_release(make_package: PackageFactory) -> None:
+    refused = make_package(
+        {
+            "op.md": """\
+            ---
+            operation:
+              method: POST
+              url: https://api.test/x
+              query: [q]
+              body: [b]
+              allow_empty: [q, b]
+            ---
+            """
+        }
+    )
+    assert errors_of(refused) == [("op.md", 7, "unknown-qualifier")]
+    accepted = make_package(
+        {
+            "op.md": """\
+            ---
+            operation:
+              method: GET
+              url: https://api.test/x
+              query: [q, r]
+              optional: [q, r]
+              allow_empty: [q]
+            ---
+            """
+        }
+    )
+    arguments = compiled_ops(accepted)["op"]["arguments"]
+    assert arguments == [{"name": "q", "in": "query", "wire": "q", "allow_empty": True}, {"name": "r", "in": "query", "wire": "r"}]

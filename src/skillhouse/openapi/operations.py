@@ -45,6 +45,7 @@ class BuiltOperation:
     headers: dict[str, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     style: dict[str, str] = field(default_factory=dict)
+    allow_empty: list[str] = field(default_factory=list)
     encoding: str = "json"
     payload: str | None = None
     content_type: str | None = None
@@ -53,7 +54,7 @@ class BuiltOperation:
     def block(self) -> dict[str, Any]:
         """The ``operation`` mapping without its schema, in the order a person reads it."""
         out: dict[str, Any] = {"method": self.method, "url": self.url}
-        for key in ("query", "header", "headers", "names", "style"):
+        for key in ("query", "header", "headers", "names", "style", "allow_empty"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -174,6 +175,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
             built.query.append(name)
             if item.style is not None:
                 built.style[name] = item.style
+            if item.allow_empty:
+                built.allow_empty.append(name)
         elif item.location == "header":
             built.header.append(name)
         properties[name] = item.schema

@@ -45,6 +45,8 @@ class Field:
     schema: Any
     required: bool
     style: str | None = None
+    allow_empty: bool = False
+    """A query parameter whose empty value is sent (``allowEmptyValue``); others' empty values are not."""
 
 
 @dataclass
@@ -152,7 +154,17 @@ def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: l
             prefix = "." if param["style"] == "label" else f";{name}="
             notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the {prefix!r} prefix")
             schema = _described({"type": "string", "pattern": "^" + re.escape(prefix)}, param.get("description"))
-    return Field(name, where, schema, required, style)
+    allow_empty = where == "query" and param.get("allowEmptyValue") is True
+    if where == "query" and required and not allow_empty:
+        schema = _not_empty(schema)
+    return Field(name, where, schema, required, style, allow_empty)
+
+
+def _not_empty(schema: Any) -> Any:
+    """A required query string's schema refusing ``""``: OpenAPI sends no empty value unless ``allowEmptyValue``."""
+    if isinstance(schema, dict) and schema.get("type") == "string" and "minLength" not in schema and "enum" not in schema and "const" not in schema:
+        return {**schema, "minLength": 1}
+    return schema
 
 
 def _query_style(conv: SchemaConverter, param: dict[str, Any], schema: Any, swagger: bool, notes: list[str]) -> str | None:

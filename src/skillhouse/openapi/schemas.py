@@ -115,7 +115,7 @@ class SchemaConverter:
             elif key == "properties" and isinstance(value, dict):
                 props: dict[str, Any] = {}
                 for name, sub in value.items():
-                    if isinstance(sub, dict) and sub.get("readOnly") is True:
+                    if self._read_only(sub, doc):
                         read_only.add(str(name))
                         continue
                     props[str(name)] = self.convert(sub, doc, depth + 1)
@@ -152,6 +152,9 @@ class SchemaConverter:
             elif key in ("uniqueItems", "deprecated") and isinstance(value, bool):
                 out[key] = value
         _openapi_30_bounds(node, out)
+        if "allOf" in out:
+            # a part may require what another part (or a part of it) declares readOnly
+            read_only |= self._read_only_in_parts(node.get("allOf"), doc)
         if read_only and "required" in out:
             out["required"] = [n for n in out["required"] if n not in read_only]
         if node.get("nullable") is True:
@@ -160,7 +163,43 @@ class SchemaConverter:
             self._discriminate(node["discriminator"], out, doc)
         if "allOf" in out:
             out = self._merge_all_of(out)
+            if read_only and "required" in out:
+                out["required"] = [n for n in out["required"] if n not in read_only]
         return out
+
+    def _read_only(self, node: Any, doc: str) -> bool:
+        """Whether a property's schema is ``readOnly`` (itself, or the schema its ``$ref`` leads to): a response-only field."""
+        for _ in range(16):
+            if not isinstance(node, dict):
+                return False
+            if node.get("readOnly") is True:
+                return True
+            if "$ref" not in node:
+                return False
+            found = self.spec.locate(node["$ref"], doc)  # a failure is reported when the reference is converted
+            if isinstance(found, RefProblem):
+                return False
+            node, doc, _ = found
+        return False
+
+    def _read_only_in_parts(self, parts: Any, doc: str, depth: int = 0) -> set[str]:
+        """Names of the ``readOnly`` properties that the ``allOf`` ``parts`` (and their own ``allOf``s) declare."""
+        names: set[str] = set()
+        for raw in parts if isinstance(parts, list) and depth < 8 else []:
+            part, part_doc = raw, doc
+            if isinstance(raw, dict) and "$ref" in raw:
+                found = self.spec.locate(raw["$ref"], doc)
+                if isinstance(found, RefProblem):
+                    continue
+                part, part_doc, _ = found
+            if not isinstance(part, dict):
+                continue
+            properties = part.get("properties")
+            for name, sub in properties.items() if isinstance(properties, dict) else ():
+                if self._read_only(sub, part_doc):
+                    names.add(str(name))
+            names |= self._read_only_in_parts(part.get("allOf"), part_doc, depth + 1)
+        return names
 
     def reference(self, ref: Any, doc: str) -> dict[str, Any]:
         """``{"$ref": "#/types/Name"}`` for the schema ``ref`` points to, converting it on first use.
@@ -187,7 +226,7 @@ class SchemaConverter:
             self.types[name] = {}
             self._converting.add(name)
             outer_notes, outer_where = self.notes, self._where
-            self.notes, self._where = [], key
+            self.notes, self._where = [], self.spec.label(target_doc) + "#" + key.partition("#")[2]
             try:
                 self.types[name] = self.convert(target, target_doc)
             finally:
