@@ -97,10 +97,9 @@ def test_references_out_of_the_tree_to_the_network_or_to_a_missing_file_are_loca
         assert found[name].status == "skipped"
         (note,) = found[name].notes
         assert note.endswith(f"[{code}]") and f"$ref {ref!r}" in note and "openapi.yaml" in note
-    # in the order met: operations are listed (and their own references followed) before any is built
-    assert codes_of(result) == [MISSING_FILE, OUTSIDE_TREE, REMOTE_REFUSED]
+    assert codes_of(result) == [OUTSIDE_TREE, REMOTE_REFUSED, MISSING_FILE]
     problems = result.report.as_dict()["problems"]
-    assert problems[1] == {
+    assert problems[0] == {
         "code": OUTSIDE_TREE,
         "file": "openapi.yaml",
         "ref": "../outside/region.yaml",
@@ -231,3 +230,36 @@ def test_each_corpus_spec_split_into_files_imports_to_exactly_the_same_tools(pat
     assert split.report.problems == []
     assert operations(split) == operations(single)
     assert [(o.name, o.status) for o in split.report.outcomes] == [(o.name, o.status) for o in single.report.outcomes]
+
+
+def test_problems_are_those_of_the_operations_selected(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, {"/a": {"get": {"$ref": "ops/a.json"}}, "/b": param_op("b.json")}, {})
+    assert codes_of(import_openapi(spec, exclude=["look"])) == [MISSING_FILE]
+    assert codes_of(import_openapi(spec, include=["look"])) == [MISSING_FILE]
+    assert [p.ref for p in import_openapi(spec).report.problems] == ["ops/a.json", "b.json"]
+
+
+def test_a_relative_server_of_an_operation_or_path_is_taken_from_the_spec_server() -> None:
+    from skillhouse.openapi import spec_from_data
+
+    spec = openapi({
+        "/a": {"get": {"operationId": "onV2", "servers": [{"url": "/v2"}]}},
+        "/b": {"servers": [{"url": "https://other.test/x/"}], "get": {"operationId": "elsewhere"}},
+    })  # fmt: skip
+    result = import_openapi(spec_from_data(spec))
+    ops = operations(result)
+    assert (ops["onV2"]["url"], ops["elsewhere"]["url"]) == ("https://api.test/v2/a", "https://other.test/x/b")
+    assert outcomes(result)["onV2"].notes == ("the operation's server '/v2' is relative; taken from the spec's server as https://api.test/v2",)
+
+
+def test_a_credential_parameter_is_never_offered_when_its_security_scheme_is_in_another_file(tmp_path: Path) -> None:
+    spec = openapi({"/a": {"get": {"operationId": "look", "parameters": [
+        {"name": "key", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "q", "in": "query", "schema": {"type": "string"}}]}}})  # fmt: skip
+    spec["components"]["securitySchemes"] = {"k": {"$ref": "security/key.json"}}
+    (tmp_path / "security").mkdir()
+    (tmp_path / "security" / "key.json").write_text(json.dumps({"type": "apiKey", "in": "query", "name": "key"}))
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    result = import_openapi(tmp_path / "spec.json")
+    assert list(operations(result)["look"]["schema"]["properties"]) == ["q"]
+    assert result.report.security == ["k (apiKey query key)"]

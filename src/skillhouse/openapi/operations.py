@@ -88,7 +88,7 @@ def build_operation(
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, item_doc, op_doc, notes), credential_parameters(conv.spec.root), notes)
+    params = drop_credentials(read_parameters(conv, path_item, op, item_doc, op_doc, notes), credential_parameters(conv.spec), notes)
     fields: list[Field] = []
     for param in params:
         built = parameter_field(conv, param, swagger, notes)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.schemas import SchemaConverter
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
@@ -92,12 +93,14 @@ def read_parameters(
 CREDENTIAL_NAMES = frozenset({"token", "access_token", "auth_token", "api_key", "apikey", "api-key", "x-api-key", "authorization"})
 
 
-def credential_parameters(root: dict[str, Any]) -> set[tuple[str, str]]:
-    """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters."""
+def credential_parameters(spec: SpecDocument) -> set[tuple[str, str]]:
+    """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters (a scheme may be a ``$ref``)."""
+    root = spec.root
     schemes = root.get("components", {}).get("securitySchemes") if isinstance(root.get("components"), dict) else None
     schemes = schemes or root.get("securityDefinitions") or {}
     found: set[tuple[str, str]] = set()
-    for scheme in schemes.values() if isinstance(schemes, dict) else []:
+    for raw in schemes.values() if isinstance(schemes, dict) else []:
+        scheme, _ = spec.deref(raw, "")
         if isinstance(scheme, dict) and scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
             found.add((str(scheme.get("in")), scheme["name"].lower()))
     return found

@@ -55,7 +55,7 @@ class _Found:
     """The document holding the path item (references in it are relative to it)."""
     op_doc: str
     """The document holding the operation object (another file when the operation is a ``$ref``)."""
-    problem: str | None = None
+    problem: Unresolved | None = None
     """Why the operation or its path item could not be read (a reference that cannot be followed)."""
 
 
@@ -110,6 +110,7 @@ def _convert(
     progress: Progress | None,
     server: str | None,
 ) -> _Converted:
+    problems_before = len(document.problems)  # a document imported again keeps the earlier import's problems
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
     info = _mapping(root.get("info"))
@@ -131,7 +132,7 @@ def _convert(
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
         if progress is not None:
             progress(index + 1, len(wanted))
-    report.problems = list(dict.fromkeys(document.problems))
+    report.problems = list(dict.fromkeys(document.problems[problems_before:]))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
     return _Converted(chosen, rendered, manifest, conv.types, outcomes, [f.stem for f in wanted], report)
 
@@ -155,8 +156,9 @@ def _one(
         return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))  # type: ignore[arg-type]
 
     conv.notes = []
-    if item.problem is not None:
-        return outcome("skipped", [item.problem]), None
+    if item.problem is not None:  # reported only for an operation selected, in spec order
+        document.problems.append(item.problem.problem)
+        return outcome("skipped", [str(item.problem)]), None
     try:
         url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
         built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_doc, item.op_doc)
@@ -251,8 +253,7 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
             item, item_doc = document.follow(raw_item, "", f"path item {path!r}")
         except Unresolved as exc:
             # its operations are unknown: one skipped entry for the path says which reference to fix
-            document.problems.append(exc.problem)
-            yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, "", "", str(exc))
+            yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, "", "", exc)
             continue
         if not isinstance(item, dict):
             continue
@@ -264,8 +265,7 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
             try:
                 op, op_doc = document.follow(raw_op, item_doc, f"operation {method} {path}")
             except Unresolved as exc:
-                document.problems.append(exc.problem)
-                op, op_doc, problem = {}, item_doc, str(exc)
+                op, op_doc, problem = {}, item_doc, exc
             op = op if isinstance(op, dict) else {}
             stem = stems.claim(operation_stem(op.get("operationId"), method, path))
             yield _Found(stem, method, path, op, item, item_doc, op_doc, problem)
