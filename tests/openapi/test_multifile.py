@@ -263,3 +263,16 @@ def test_a_credential_parameter_is_never_offered_when_its_security_scheme_is_in_
     result = import_openapi(tmp_path / "spec.json")
     assert list(operations(result)["look"]["schema"]["properties"]) == ["q"]
     assert result.report.security == ["k (apiKey query key)"]
+
+
+def test_a_missing_file_met_from_two_files_is_located_in_each(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path,
+        {"/a": param_op("gone.json"), "/b": {"get": {"$ref": "ops/b.json"}}},
+        {"ops/b.json": {"operationId": "b", "parameters": [{"$ref": "../gone.json"}]}},
+    )
+    result = import_openapi(spec)
+    assert [(p.file, p.ref, p.code) for p in result.report.problems] == [
+        ("spec.json", "gone.json", MISSING_FILE),
+        ("ops/b.json", "../gone.json", MISSING_FILE),
+    ]

@@ -97,6 +97,7 @@ class SpecDocument:
     problems: list[RefProblem] = field(default_factory=list)
     """Every reference that could not be followed, in the order met (a reference met twice is listed twice)."""
     _failed: dict[str, RefProblem] = field(default_factory=dict)
+    _located: dict[tuple[str, str], str | RefProblem] = field(default_factory=dict)
 
     @property
     def version(self) -> str:
@@ -125,8 +126,8 @@ class SpecDocument:
         target_doc = doc
         if file_part:
             target = self._load(file_part, doc)
-            if isinstance(target, RefProblem):
-                return RefProblem(target.code, target.file, ref, target.message)
+            if isinstance(target, RefProblem):  # located where this reference is written, whoever met the file first
+                return RefProblem(target.code, where, ref, target.message)
             target_doc = target
         if pointer and not pointer.startswith("/"):
             return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)")
@@ -162,6 +163,13 @@ class SpecDocument:
         return self.spec_file.name if self.spec_file is not None else "spec"
 
     def _load(self, document_part: str, from_doc: str) -> str | RefProblem:
+        """The key of the document ``document_part`` (written in ``from_doc``) names, read on first use."""
+        known = self._located.get((from_doc, document_part))
+        if known is None:  # the same reference from the same file resolves the same way: no path work again
+            known = self._located[(from_doc, document_part)] = self._open(document_part, from_doc)
+        return known
+
+    def _open(self, document_part: str, from_doc: str) -> str | RefProblem:
         target = locate(document_part, from_doc, self.base, self.spec_file, self.policy)
         if isinstance(target, RefProblem) or target.key == "" or target.key in self.files:
             return target if isinstance(target, RefProblem) else target.key

@@ -34,7 +34,7 @@ CYCLE = "ref-cycle"
 WRONG_KIND = "ref-wrong-kind"
 TOO_MANY_FILES = "ref-too-many-files"
 
-MAX_FILES = 4096
+MAX_FILES = 16384
 """Distinct documents one spec may reach; a generated chain of files cannot exhaust memory."""
 
 
