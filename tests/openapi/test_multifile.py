@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.openapi.specs import SPECS, import_of, openapi, spec_of
 from tests.openapi.split_spec import split_spec
 
-from skillhouse.openapi import ImportResult, RefPolicy, import_openapi
+from skillhouse.openapi import ImportResult, RefPolicy, RefProblem, import_openapi, load_spec
 from skillhouse.openapi.references import (
     BAD_POINTER,
     CYCLE,
@@ -276,3 +278,28 @@ def test_a_missing_file_met_from_two_files_is_located_in_each(tmp_path: Path) ->
         ("spec.json", "gone.json", MISSING_FILE),
         ("ops/b.json", "../gone.json", MISSING_FILE),
     ]
+
+
+# pieces of references, joined: separators, dot segments, escapes, schemes, the tree's own file, the file outside it
+REF_PIECES = st.sampled_from(["a", "b.json", "/", ".", "..", "#", "#/", "x", "~1", "~0", "%2e%2e", "%00", "\x00", "\\", ":", " ",
+                              "http://", "file:", "C:", "/etc/passwd", "../secret.json", "a/b.json", "spec.json"])
+REF_TEXT = st.lists(REF_PIECES, max_size=8).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ref=REF_TEXT | st.text(max_size=40))
+def test_any_reference_text_resolves_or_is_a_located_problem_and_never_reads_outside_the_tree(tmp_path: Path, ref: str) -> None:
+    tree = tmp_path / "tree"
+    (tree / "a").mkdir(parents=True, exist_ok=True)
+    (tree / "a" / "b.json").write_text(json.dumps({"x": {"type": "string"}}))
+    (tmp_path / "secret.json").write_text("{}")
+    spec = write_spec(tree, {"/a": param_op(ref)}, {})
+    document = load_spec(spec)
+    found = document.locate(ref, "")
+    if isinstance(found, RefProblem):
+        assert found.code.startswith("ref-") and found.ref == ref
+    for key in document.files:
+        assert (tree / key).resolve().is_relative_to(tree.resolve())
+    # and the import around it: the operation is written or skipped with a reason, nothing raises
+    (result,) = import_openapi(document).report.outcomes
+    assert result.status == "written" or result.notes

@@ -103,7 +103,10 @@ def locate(document_part: str, holder: str, base: Path | None, spec_file: Path |
         return problem(UNSUPPORTED, "names a file, but the spec was not read from a file, so there is no directory to read it from")
     tree = base.resolve()
     holder_dir = tree if not holder else (tree / holder).parent
-    path = (holder_dir / unquote(document_part)).resolve()
+    try:
+        path = (holder_dir / unquote(document_part)).resolve()
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the system
+        return problem(UNSUPPORTED, f"is not a usable file name ({exc})")
     if spec_file is not None and path == spec_file.resolve():
         return Target("")
     if path.is_relative_to(tree):
