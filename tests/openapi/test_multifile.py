@@ -104,6 +104,7 @@ def test_references_out_of_the_tree_to_the_network_or_to_a_missing_file_are_loca
     assert problems[0] == {
         "code": OUTSIDE_TREE,
         "file": "openapi.yaml",
+        "at": "/paths/~1reports/get/parameters/0",
         "ref": "../outside/region.yaml",
         "message": "leads outside the spec's directory, to ../outside/region.yaml; allow its directory with --allow-ref-root DIR",
     }
@@ -189,7 +190,7 @@ def test_a_path_item_that_cannot_be_read_is_one_skipped_entry_naming_the_referen
     result = import_openapi(spec)
     gone = result.report.outcomes[0]
     assert (gone.name, gone.method, gone.path, gone.status) == ("any_gone", "*", "/gone", "skipped")
-    assert gone.notes[0].startswith("path item '/gone': spec.json: $ref 'paths/gone.yaml' names the file paths/gone.yaml")
+    assert gone.notes[0].startswith("path item '/gone': spec.json#/paths/~1gone: $ref 'paths/gone.yaml' names the file paths/gone.yaml")
     assert sorted(operations(result)) == ["here"]
 
 
@@ -210,7 +211,8 @@ def test_a_broken_response_reference_is_reported_and_the_tool_is_still_written(t
     op = {"get": {"operationId": "look", "responses": {"200": {"$ref": "responses.json#/Ok"}}}}
     result = import_openapi(write_spec(tmp_path, {"/a": op}, {}))
     (note,) = outcomes(result)["look"].notes
-    assert note.startswith("response '200': spec.json: $ref 'responses.json#/Ok'") and note.endswith("(responses are not used by the tool)")
+    assert note.startswith("response '200': spec.json#/paths/~1a/get/responses/200: $ref 'responses.json#/Ok'")
+    assert note.endswith("(responses are not used by the tool)")
     assert sorted(operations(result)) == ["look"]
 
 
@@ -274,9 +276,9 @@ def test_a_missing_file_met_from_two_files_is_located_in_each(tmp_path: Path) ->
         {"ops/b.json": {"operationId": "b", "parameters": [{"$ref": "../gone.json"}]}},
     )
     result = import_openapi(spec)
-    assert [(p.file, p.ref, p.code) for p in result.report.problems] == [
-        ("spec.json", "gone.json", MISSING_FILE),
-        ("ops/b.json", "../gone.json", MISSING_FILE),
+    assert [(p.file, p.at, p.ref, p.code) for p in result.report.problems] == [
+        ("spec.json", "/paths/~1a/get/parameters/0", "gone.json", MISSING_FILE),
+        ("ops/b.json", "/parameters/0", "../gone.json", MISSING_FILE),
     ]
 
 

@@ -28,6 +28,7 @@ from skillhouse.openapi.references import (
     UNREADABLE_FILE,
     RefPolicy,
     RefProblem,
+    Spot,
     Target,
     locate,
     walk_pointer,
@@ -117,44 +118,53 @@ class SpecDocument:
             return None
         return found
 
-    def locate(self, ref: Any, doc: str) -> tuple[Any, str, str] | RefProblem:
-        """As :meth:`resolve`, with the reason instead of ``None`` (and nothing recorded)."""
+    def locate(self, ref: Any, doc: str, at: str = "") -> tuple[Any, str, str] | RefProblem:
+        """As :meth:`resolve`, with the reason instead of ``None`` (and nothing recorded).
+
+        ``at`` is the JSON pointer of the object holding the reference, for the problem's location.
+        """
         where = self.label(doc)
         if not isinstance(ref, str):
-            return RefProblem(NOT_A_REFERENCE, where, repr(ref)[:80], "is not a string, so it is not a reference")
+            return RefProblem(NOT_A_REFERENCE, where, repr(ref)[:80], "is not a string, so it is not a reference", at)
         file_part, _, pointer = ref.partition("#")
         target_doc = doc
         if file_part:
             target = self._load(file_part, doc)
             if isinstance(target, RefProblem):  # located where this reference is written, whoever met the file first
-                return RefProblem(target.code, where, ref, target.message)
+                return RefProblem(target.code, where, ref, target.message, at)
             target_doc = target
         if pointer and not pointer.startswith("/"):
-            return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)")
+            return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)", at)
         node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
         if missing is not None:
-            return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}")
+            return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}", at)
         return node, target_doc, f"{target_doc}#{pointer}"
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
         """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""
         try:
-            return self.follow(node, doc, "reference", limit)
+            found, spot = self.follow(node, Spot(doc), "reference", limit)
         except Unresolved as exc:
             self.problems.append(exc.problem)
             return {}, doc
+        return found, spot.doc
 
-    def follow(self, node: Any, doc: str, what: str, limit: int = 32) -> tuple[Any, str]:
-        """As :meth:`deref`, raising :class:`Unresolved` (naming ``what`` was referred to) when a reference fails."""
-        first = node.get("$ref") if isinstance(node, dict) else None
+    def follow(self, node: Any, spot: Spot, what: str, limit: int = 32) -> tuple[Any, Spot]:
+        """The node ``node`` (found at ``spot``) is or refers to, and where that is.
+
+        Raises :class:`Unresolved` (naming ``what`` was referred to, and where) when a reference fails.
+        """
+        first, start = (node.get("$ref") if isinstance(node, dict) else None), spot
         for _ in range(limit):
             if not (isinstance(node, dict) and "$ref" in node):
-                return node, doc
-            found = self.locate(node["$ref"], doc)
+                return node, spot
+            found = self.locate(node["$ref"], spot.doc, spot.at)
             if isinstance(found, RefProblem):
                 raise Unresolved(found, what)
-            node, doc, _ = found
-        raise Unresolved(RefProblem(CYCLE, self.label(doc), str(first), f"is a chain of more than {limit} references (a cycle?)"), what)
+            node, doc, key = found
+            spot = Spot(doc, key.partition("#")[2])
+        cycle = RefProblem(CYCLE, self.label(start.doc), str(first), f"is a chain of more than {limit} references (a cycle?)", start.at)
+        raise Unresolved(cycle, what)
 
     def label(self, doc: str) -> str:
         """How the report names document ``doc``."""

@@ -25,7 +25,7 @@ from skillhouse.openapi.parameters import (
     read_body,
     read_parameters,
 )
-from skillhouse.openapi.references import RefProblem
+from skillhouse.openapi.references import RefProblem, Spot
 from skillhouse.openapi.schemas import SchemaConverter
 
 NO_BODY = ("GET", "HEAD")
@@ -75,26 +75,26 @@ def build_operation(
     path_item: dict[str, Any],
     base_url: str,
     consumes: list[Any],
-    item_doc: str = "",
-    op_doc: str = "",
+    item_spot: Spot,
+    op_spot: Spot,
 ) -> BuiltOperation:
     """Build the block for ``method path``; raises :class:`Skip` (or :class:`Unresolved`) with the reason when it cannot be.
 
-    ``item_doc`` and ``op_doc`` are the documents holding the path item and the operation (they
-    differ when the operation is a ``$ref`` to another file).
+    ``item_spot`` and ``op_spot`` say where the path item and the operation are (in other files when
+    they are ``$ref``s): references in them are relative to their documents, and located there.
     """
     notes: list[str] = []
     swagger = conv.spec.version == "2.0"
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, item_doc, op_doc, notes), credential_parameters(conv.spec), notes)
+    params = drop_credentials(read_parameters(conv, path_item, op, item_spot, op_spot, notes), credential_parameters(conv.spec), notes)
     fields: list[Field] = []
     for param in params:
         built = parameter_field(conv, param, swagger, notes)
         if built is not None:
             fields.append(built)
-    body: Body | None = read_body(conv, op, params, swagger, op_doc, consumes, notes)
+    body: Body | None = read_body(conv, op, params, swagger, op_spot, consumes, notes)
     if body is not None and method in NO_BODY:
         if body.required:
             raise Skip(f"{method} with a required request body cannot be sent (HTTP gives {method} no body)")
@@ -122,7 +122,7 @@ def build_operation(
     return _assemble(method, base_url + template, kept, body, notes)
 
 
-def response_problems(spec: SpecDocument, op: dict[str, Any], doc: str) -> list[str]:
+def response_problems(spec: SpecDocument, op: dict[str, Any], spot: Spot) -> list[str]:
     """A note for each response (or response schema) reference that cannot be followed.
 
     Tools do not use responses, so such a reference changes nothing that is written; it is still
@@ -131,23 +131,29 @@ def response_problems(spec: SpecDocument, op: dict[str, Any], doc: str) -> list[
     responses = op.get("responses")
     out: list[str] = []
     for status, raw in responses.items() if isinstance(responses, dict) else ():
-        found = spec.locate(raw["$ref"], doc) if isinstance(raw, dict) and "$ref" in raw else (raw, doc, "")
+        at = spot.child("responses", str(status)).at
+        found = spec.locate(raw["$ref"], spot.doc, at) if isinstance(raw, dict) and "$ref" in raw else (raw, spot.doc, spot.doc + "#" + at)
         if isinstance(found, RefProblem):
             spec.problems.append(found)
             out.append(f"response {status!r}: {found.text()} (responses are not used by the tool)")
             continue
-        response, response_doc, _ = found
+        response, response_doc, key = found
+        response_at = key.partition("#")[2]
         media = response.get("content") if isinstance(response, dict) else None
-        schemas = [m.get("schema") for m in media.values() if isinstance(m, dict)] if isinstance(media, dict) else []
+        schemas = [(f"/content/{_escaped(t)}/schema", m.get("schema")) for t, m in media.items() if isinstance(m, dict)] if isinstance(media, dict) else []
         if isinstance(response, dict) and "schema" in response:
-            schemas.append(response["schema"])
-        for schema in schemas:
+            schemas.append(("/schema", response["schema"]))
+        for under, schema in schemas:
             ref = schema.get("$ref") if isinstance(schema, dict) else None
-            problem = spec.locate(ref, response_doc) if ref is not None else None
+            problem = spec.locate(ref, response_doc, response_at + under) if ref is not None else None
             if isinstance(problem, RefProblem):
                 spec.problems.append(problem)
                 out.append(f"response {status!r} schema: {problem.text()} (responses are not used by the tool)")
     return out
+
+
+def _escaped(token: Any) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def _assemble(method: str, url: str, fields: list[Field], body: Body | None, notes: list[str]) -> BuiltOperation:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from skillhouse.openapi.document import SpecDocument
+from skillhouse.openapi.references import Spot
 from skillhouse.openapi.schemas import SchemaConverter
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
@@ -64,7 +65,7 @@ class Body:
 
 
 def read_parameters(
-    conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], item_doc: str, op_doc: str, notes: list[str]
+    conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], item_spot: Spot, op_spot: Spot, notes: list[str]
 ) -> list[Param]:
     """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in).
 
@@ -72,19 +73,19 @@ def read_parameters(
     tool would silently lack an input, perhaps a required one.
     """
     merged: dict[tuple[str, str], Param] = {}
-    for source, doc in ((path_item.get("parameters"), item_doc), (op.get("parameters"), op_doc)):
+    for level, source, spot in (("path item", path_item.get("parameters"), item_spot), ("operation", op.get("parameters"), op_spot)):
         if source is None:
             continue
         if not isinstance(source, list):
             notes.append("'parameters' is not a list; ignored")
             continue
         for index, raw in enumerate(source):
-            param, param_doc = conv.spec.follow(raw, doc, f"parameter {index + 1}")
+            param, param_spot = conv.spec.follow(raw, spot.child("parameters", index), f"{level} parameter {index + 1}")
             if not isinstance(param, dict) or not isinstance(param.get("name"), str) or not isinstance(param.get("in"), str):
-                ref = f" ($ref {raw['$ref']!r} in {conv.spec.label(doc)})" if isinstance(raw, dict) and "$ref" in raw else ""
-                notes.append(f"parameter {index + 1}{ref} has no name or location; ignored")
+                ref = f" ($ref {raw['$ref']!r} in {conv.spec.label(spot.doc)})" if isinstance(raw, dict) and "$ref" in raw else ""
+                notes.append(f"{level} parameter {index + 1}{ref} has no name or location; ignored")
                 continue
-            merged[(param["name"], param["in"])] = Param(param, param_doc)
+            merged[(param["name"], param["in"])] = Param(param, param_spot.doc)
     return list(merged.values())
 
 
@@ -197,14 +198,15 @@ def _described(schema: Any, description: Any) -> Any:
     return {**schema, "description": description}
 
 
-def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
+def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], swagger: bool, spot: Spot, consumes: list[Any], notes: list[str]) -> Body | None:
     """The operation's request body, or ``None`` when it sends none; :class:`Unresolved` when its reference fails."""
     if swagger:
         return _swagger_body(conv, params, consumes, notes)
     raw = op.get("requestBody")
     if raw is None:
         return None
-    body, body_doc = conv.spec.follow(raw, doc, "request body")
+    body, body_spot = conv.spec.follow(raw, spot.child("requestBody"), "request body")
+    body_doc = body_spot.doc
     if not isinstance(body, dict):
         return None
     required = body.get("required") is True

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 Fetch = Callable[[str], bytes]
@@ -57,12 +57,26 @@ class RefProblem:
     """The document holding the reference: a path relative to the spec's directory, or a URL."""
     ref: str
     message: str
+    at: str = ""
+    """The JSON pointer, in ``file``, of the object holding the reference (``""`` when not known: inside a schema)."""
 
     def text(self) -> str:
-        return f"{self.file}: $ref {self.ref[:160]!r} {self.message} [{self.code}]"
+        where = f"{self.file}#{self.at}" if self.at else self.file
+        return f"{where}: $ref {self.ref[:160]!r} {self.message} [{self.code}]"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "file": self.file, "ref": self.ref, "message": self.message}
+        return {"code": self.code, "file": self.file, "at": self.at, "ref": self.ref, "message": self.message}
+
+
+class Spot(NamedTuple):
+    """Where a node of the spec is: its document and its JSON pointer there."""
+
+    doc: str
+    at: str = ""
+
+    def child(self, *tokens: str | int) -> Spot:
+        """The spot of a node under this one (tokens escaped as JSON pointers escape them)."""
+        return Spot(self.doc, self.at + "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens))
 
 
 @dataclass(frozen=True)

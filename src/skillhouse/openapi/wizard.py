@@ -21,7 +21,7 @@ from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, loa
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
-from skillhouse.openapi.references import RefPolicy
+from skillhouse.openapi.references import RefPolicy, Spot
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
 from skillhouse.openapi.report import ImportReport, OperationOutcome
 from skillhouse.openapi.schemas import SchemaConverter
@@ -51,10 +51,10 @@ class _Found:
     path: str
     op: dict[str, Any]
     path_item: dict[str, Any]
-    item_doc: str
-    """The document holding the path item (references in it are relative to it)."""
-    op_doc: str
-    """The document holding the operation object (another file when the operation is a ``$ref``)."""
+    item_spot: Spot
+    """Where the path item is (references in it are relative to its document)."""
+    op_spot: Spot
+    """Where the operation object is (in another file when the operation is a ``$ref``)."""
     problem: Unresolved | None = None
     """Why the operation or its path item could not be read (a reference that cannot be followed)."""
 
@@ -161,8 +161,8 @@ def _one(
         return outcome("skipped", [str(item.problem)]), None
     try:
         url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
-        built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_doc, item.op_doc)
-        notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_doc)]
+        built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_spot, item.op_spot)
+        notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_spot)]
         size = expanded_size(built.schema, conv.types)
         if size is None or size > SCHEMA_LIMIT:
             fitted = fit_schema(built.schema, conv.types)
@@ -250,10 +250,10 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
         if not isinstance(path, str):
             continue
         try:
-            item, item_doc = document.follow(raw_item, "", f"path item {path!r}")
+            item, item_spot = document.follow(raw_item, Spot("").child("paths", path), f"path item {path!r}")
         except Unresolved as exc:
             # its operations are unknown: one skipped entry for the path says which reference to fix
-            yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, "", "", exc)
+            yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, Spot(""), Spot(""), exc)
             continue
         if not isinstance(item, dict):
             continue
@@ -263,12 +263,12 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
             method = key.upper()
             problem = None
             try:
-                op, op_doc = document.follow(raw_op, item_doc, f"operation {method} {path}")
+                op, op_spot = document.follow(raw_op, item_spot.child(key), f"operation {method} {path}")
             except Unresolved as exc:
-                op, op_doc, problem = {}, item_doc, exc
+                op, op_spot, problem = {}, item_spot.child(key), exc
             op = op if isinstance(op, dict) else {}
             stem = stems.claim(operation_stem(op.get("operationId"), method, path))
-            yield _Found(stem, method, path, op, item, item_doc, op_doc, problem)
+            yield _Found(stem, method, path, op, item, item_spot, op_spot, problem)
 
 
 def _selected(item: _Found, include: list[str], exclude: list[str]) -> bool:
