@@ -114,3 +114,15 @@ def test_type_any_and_express_style_path_parameters_are_reported() -> None:
         "an inline schema: type 'any' is not a JSON Schema type (a spec bug); any type is accepted there",
     )
     assert ops["addThing"]["schema"]["properties"]["value"] == {}
+
+
+def test_properties_holding_a_ref_string_give_a_property_named_ref_and_a_note() -> None:
+    # written by mistake for "these properties are those of X": the key is a property name all the same
+    spec = openapi({"/search": {"post": {"operationId": "multiSearch", "requestBody": json_body(
+        {"type": "object", "properties": {"queries": {"type": "array", "items": {"type": "object", "properties": {"$ref": "#/components/schemas/Q"}}}}})}}},
+        {"Q": {"type": "object"}})  # fmt: skip
+    result, ops = imported(spec)
+    assert outcome(result, "multiSearch").notes == (
+        "an inline schema: property '$ref' has '#/components/schemas/Q' for a schema, which is not one (a spec bug); it accepts any value",
+    )
+    assert ops["multiSearch"]["schema"]["properties"]["queries"]["items"]["properties"] == {"$ref": {}}

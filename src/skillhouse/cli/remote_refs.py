@@ -27,6 +27,6 @@ def fetch_document(url: str) -> bytes:
                 if total > MAX_SPEC_BYTES:
                     raise OSError(f"the document is larger than {MAX_SPEC_BYTES} bytes")
                 chunks.append(chunk)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, ValueError) as exc:  # ValueError: a URL httpx cannot send
         raise OSError(f"{type(exc).__name__}: {exc}") from None
     return b"".join(chunks)

@@ -118,6 +118,12 @@ class SchemaConverter:
                     if self._read_only(sub, doc):
                         read_only.add(str(name))
                         continue
+                    if not isinstance(sub, dict | bool):
+                        # e.g. ``properties: {$ref: "#/..."}``: a property named $ref, whatever was meant
+                        self.notes.append(
+                            f"{self._where}: property {str(name)[:40]!r} has {str(sub)[:60]!r} for a schema, which is not one "
+                            "(a spec bug); it accepts any value"
+                        )
                     props[str(name)] = self.convert(sub, doc, depth + 1)
                 out["properties"] = props
             elif key == "required" and isinstance(value, list):
