@@ -851,3 +851,37 @@ def test_a_curation_overlay_that_was_never_applied_refuses_the_package(make_pack
         }
     )
     assert errors_of(pkg) == [("curation.yaml", 1, "stale-curation"), ("curation.yaml", 3, "invalid-curation")]
+
+
+def test_allow_empty_names_query_arguments_only_and_reaches_the_release(make_package: PackageFactory) -> None:
+    refused = make_package(
+        {
+            "op.md": """\
+            ---
+            operation:
+              method: POST
+              url: https://api.test/x
+              query: [q]
+              body: [b]
+              allow_empty: [q, b]
+            ---
+            """
+        }
+    )
+    assert errors_of(refused) == [("op.md", 7, "unknown-qualifier")]
+    accepted = make_package(
+        {
+            "op.md": """\
+            ---
+            operation:
+              method: GET
+              url: https://api.test/x
+              query: [q, r]
+              optional: [q, r]
+              allow_empty: [q]
+            ---
+            """
+        }
+    )
+    arguments = compiled_ops(accepted)["op"]["arguments"]
+    assert arguments == [{"name": "q", "in": "query", "wire": "q", "allow_empty": True}, {"name": "r", "in": "query", "wire": "r"}]

@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 from tests.openapi.specs import openapi
 from typer.testing import CliRunner
@@ -131,3 +133,68 @@ def test_on_a_terminal_the_progress_is_a_live_bar_and_the_import_completes(tmp_p
     assert "importing operations: " not in text  # the plain lines are for logs, not terminals
     assert "30 operations: 30 written" in text and "wrote " in text
     assert compile_dir(tmp_path / "out" / "many")[0] is not None
+
+
+SHELF_SPEC = Path(__file__).resolve().parents[1] / "data" / "openapi" / "multifile" / "api" / "openapi.yaml"
+
+
+def test_a_multi_file_spec_imports_and_the_references_it_cannot_follow_are_printed_and_in_the_report(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["import-openapi", str(SHELF_SPEC), "--out", str(tmp_path / "out"), "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert "10 operations: 7 written, 0 adapted, 3 skipped" in result.stderr
+    assert "3 reference(s) could not be followed" in result.stderr
+    assert "[ref-outside-tree]" in result.stderr and "[ref-remote-refused]" in result.stderr
+    assert [p["code"] for p in json.loads(report.read_text())["problems"]] == ["ref-outside-tree", "ref-remote-refused", "ref-missing-file"]
+    compiled, errors = compile_dir(tmp_path / "out" / "shelf-api")
+    assert compiled is not None, errors
+    assert len(compiled.operations) == 7
+
+
+class _Documents(BaseHTTPRequestHandler):
+    documents: ClassVar[dict[str, bytes]] = {}
+
+    def do_GET(self) -> None:
+        body = self.documents.get(self.path)
+        self.send_response(200 if body is not None else 404)
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_allow_remote_refs_fetches_them_and_allow_ref_root_opens_a_directory(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Documents)
+    _Documents.documents = {"/params.yaml": b"Mirror:\n  name: mirror\n  in: query\n  schema: {type: string}\n"}
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        spec = tmp_path / "api" / "spec.json"
+        spec.parent.mkdir()
+        spec.write_text(json.dumps(openapi({
+            "/mirrors": {"get": {"operationId": "listMirrors", "parameters": [{"$ref": f"{url}/params.yaml#/Mirror"}]}},
+            "/gone": {"get": {"operationId": "gone", "parameters": [{"$ref": f"{url}/missing.yaml#/Mirror"}]}},
+            "/regions": {"get": {"operationId": "listRegions", "parameters": [{"$ref": "../shared/region.json"}]}},
+        })))  # fmt: skip
+        (tmp_path / "shared").mkdir()
+        (tmp_path / "shared" / "region.json").write_text(json.dumps({"name": "region", "in": "query", "schema": {"type": "string"}}))
+        refused = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "a"), "--name", "m"])
+        assert refused.exit_code == 0, refused.output
+        assert "3 operations: 0 written, 0 adapted, 3 skipped" in refused.stderr
+        allowed = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "b"), "--name", "m",
+                                           "--allow-remote-refs", "--allow-ref-root", str(tmp_path / "shared")])
+        assert allowed.exit_code == 0, allowed.output
+        assert "3 operations: 2 written, 0 adapted, 1 skipped" in allowed.stderr
+        assert "the server answered 404 [ref-remote-failed]" in allowed.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_allowed_root_that_is_not_a_directory_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["import-openapi", str(SHELF_SPEC), "--out", str(tmp_path / "out"), "--allow-ref-root", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2
+    assert "--allow-ref-root" in result.stderr and "not a directory" in result.stderr
+    assert not (tmp_path / "out").exists()

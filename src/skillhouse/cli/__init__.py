@@ -217,19 +217,32 @@ def import_openapi_command(
     server: Annotated[str | None, typer.Option("--server", help="Base URL instead of the spec's servers.")] = None,
     report_file: Annotated[Path | None, typer.Option("--report", help="Also write the full report as JSON here.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="A line per operation, with what was changed or why skipped.")] = False,
+    allow_remote_refs: Annotated[bool, typer.Option("--allow-remote-refs", help="Fetch $refs to http(s) URLs (refused by default).")] = False,
+    allow_ref_root: Annotated[list[Path] | None, typer.Option("--allow-ref-root", help="A directory outside the spec's own that file $refs may read (repeatable).")] = None,
 ) -> None:
     """Write a skill package from an OpenAPI spec into DIR/NAME; print a summary of what became tools."""
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.cli.environment import settings_or_exit
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
-    from skillhouse.openapi import SpecError, import_openapi, load_spec, write_skill
+    from skillhouse.openapi import RefPolicy, SpecError, import_openapi, load_spec, write_skill
     from skillhouse.openapi.curation import curation_of, spec_skill_name
 
     release_cache = settings_or_exit().release_cache
+
+    roots = tuple(allow_ref_root or ())
+    for root in roots:
+        if not root.is_dir():
+            print(f"--allow-ref-root {root}: not a directory", file=sys.stderr)
+            raise typer.Exit(2)
+    fetch = None
+    if allow_remote_refs:
+        from skillhouse.cli.remote_refs import fetch_document  # here: httpx only when remote refs are allowed
+
+        fetch = fetch_document
     try:
         with ImportProgress() as progress:
             progress.parsing(spec)
-            document = load_spec(spec)
+            document = load_spec(spec, RefPolicy(roots=roots, fetch=fetch))
             # the skill's curation.yaml, if it has one, is applied on every import
             curation = curation_of(skill_directory_or_exit(out_dir, spec_skill_name(document.root, name)))
             result = import_openapi(

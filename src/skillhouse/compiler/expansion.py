@@ -1,7 +1,8 @@
 """Expanding ``#/types/Name`` references so that each tool's schema stands alone.
 
 Providers take each tool's schema by itself and several refuse ``$ref``. A type that contains
-itself stops at ``{"type": "object"}``. Expansion shares already-expanded subtrees (they are never
+itself stops at ``{"type": "object"}``. Only schema positions are expanded: a property named
+``$ref`` is a property, and an example holding a ``$ref`` key is data. Expansion shares already-expanded subtrees (they are never
 mutated afterwards) and counts nodes, so a DAG of types that would expand to gigabytes is refused
 as too large long before it is built.
 """
@@ -19,6 +20,9 @@ TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
 # Every JSON value takes at least one byte, so more nodes than the byte limit can never fit.
 _NODE_BUDGET = SCHEMA_LIMIT * 2
+# Keywords whose value is data (a "$ref" key in an example is not a reference), and maps of names to schemas.
+_DATA = frozenset({"enum", "const", "default", "examples", "example"})
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas", "definitions"})
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # made once: sizes are measured often
 
 
@@ -88,7 +92,12 @@ def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
         nodes = 1
         cut: frozenset[str] = frozenset()
         for key, value in node.items():
-            child = _expand(value, types, stack, memo, budget)
+            if key in _DATA:
+                child = _Expanded(value, _count(value, budget), frozenset())
+            elif key in _NAMED and isinstance(value, dict):
+                child = _named(value, types, stack, memo, budget)
+            else:
+                child = _expand(value, types, stack, memo, budget)
             out[key] = child.value
             nodes += child.nodes
             cut |= child.cut
@@ -101,6 +110,34 @@ def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
         return _Expanded([i.value for i in items], 1 + sum(i.nodes for i in items), cut)
     _spend(budget, 1)
     return _Expanded(node, 1, frozenset())
+
+
+def _named(node: dict[str, Any], types: dict[str, Any], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:
+    """A map of names to schemas (``properties``): its keys are names, so one called ``$ref`` is not a reference."""
+    out: dict[str, Any] = {}
+    nodes = 1
+    cut: frozenset[str] = frozenset()
+    for name, value in node.items():
+        child = _expand(value, types, stack, memo, budget)
+        out[name] = child.value
+        nodes += child.nodes
+        cut |= child.cut
+    _spend(budget, 1)
+    return _Expanded(out, nodes, cut)
+
+
+def _count(value: Any, budget: list[int]) -> int:
+    """Nodes of a data value (``enum``, ``default``...), spent from the budget; data is shared as is, never expanded."""
+    nodes, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        nodes += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    _spend(budget, nodes)
+    return nodes
 
 
 def _resolve(ref: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], memo: dict[str, _Expanded], budget: list[int]) -> _Expanded:

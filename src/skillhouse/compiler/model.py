@@ -26,11 +26,15 @@ class Argument:
     """The name on the wire: the query parameter, header or body field name."""
     style: str | None = None
     """Query serialization other than repeated ``form``; ``None`` for the default."""
+    allow_empty: bool = False
+    """A query argument sent even when it is the empty string (OpenAPI's ``allowEmptyValue``)."""
 
     def document(self) -> JsonObject:
         doc: JsonObject = {"name": self.name, "in": self.location, "wire": self.wire}
         if self.style is not None:
             doc["style"] = self.style
+        if self.allow_empty:
+            doc["allow_empty"] = True
         return doc
 
 

@@ -20,7 +20,7 @@ from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names"}
+COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty"}
 FLAT_KEYS = COMMON_KEYS | {"body", "optional", "integer", "number", "boolean", "list"}
 SCHEMA_KEYS = COMMON_KEYS | {"schema", "payload", "content_type"}
 FLAT_ONLY = FLAT_KEYS - SCHEMA_KEYS
@@ -127,6 +127,12 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     # the published schema says what the wire can carry, so a schema-valid call is never refused
     schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles)
 
+    allow_empty_names = name_list(ctx, op, "allow_empty", check_names=False)
+    for index, (arg, _) in enumerate(allow_empty_names):
+        if arg not in query_names:
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"allow_empty: {arg!r} is not a query parameter", "operation", "allow_empty", index)
+    allow_empty = {n for n, _ in allow_empty_names}
+
     identity = name_list(ctx, op, "identity", check_names=False)
     for index, (name, _) in enumerate(identity):
         if name not in sent:
@@ -172,7 +178,9 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     for loc, members in located:
         for name in members:
             style = styles.get(name) if loc == "query" else None
-            arguments.append(Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style)))
+            arguments.append(
+                Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style), loc == "query" and name in allow_empty)
+            )
     return OperationDecl(
         name=ctx.file.removesuffix(".md"),
         tool_name=tool_name,

@@ -4,7 +4,9 @@ The rules (README.md, "How a call travels"): path parameters fill whole segments
 (everything but unreserved characters, so ``? # %``, spaces and non-ASCII are encoded) with ``.``,
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
 them encoded in a path: servers disagree on them); query parameters in declaration order, lists
-repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator); numbers in JSON notation, booleans ``true``/``false``; a body only when the operation
+repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator), an
+optional one that is the empty string left out unless ``allow_empty`` names it; numbers in JSON
+notation, booleans ``true``/``false``; a body only when the operation
 has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
 ``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
 gives the same bytes (the gateway's approval commitment is over those bytes).
@@ -25,6 +27,7 @@ from skillhouse.guest.validation import Violation, json_path, validate
 from skillhouse.guest.values import FetchRequest, JsonObject, OperationDocument
 
 NO_BODY = ("GET", "HEAD")
+_NO_BODY = object()
 _STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
 _CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
 
@@ -88,9 +91,12 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
         segment = quote(scalar_text(arguments[argument["name"]]), safe="")
         url = url.replace("{" + argument["name"] + "}", segment)
     pairs: list[str] = []
+    required = (operation.get("schema") or {}).get("required") or ()
     for argument in by_location["query"]:
-        if arguments.get(argument["name"]) is not None:
-            pairs.extend(_query_pairs(argument["wire"], arguments[argument["name"]], argument.get("style")))
+        value = arguments.get(argument["name"])
+        if value is None or (value == "" and argument["name"] not in required and not argument.get("allow_empty")):
+            continue  # an optional empty value is not sent, unless the parameter allows empty values
+        pairs.extend(_query_pairs(argument["wire"], value, argument.get("style")))
     if pairs:
         url += ("&" if "?" in url else "?") + "&".join(pairs)
 
@@ -104,7 +110,7 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
 
     body: str | None = None
     fields = _body_fields(operation, by_location["body"], arguments)
-    if method not in NO_BODY and fields is not None:
+    if method not in NO_BODY and fields is not _NO_BODY:
         encoding = operation.get("encoding") or "json"
         if encoding == "raw":
             # a string payload sent as it is, under the media type the operation declares
@@ -193,12 +199,19 @@ def _non_finite(value: Any, path: str) -> list[Violation]:
 def _body_fields(
     operation: JsonObject, body_args: list[JsonObject], arguments: JsonObject
 ) -> Any:
-    """The body value before encoding, or ``None`` when there is no body."""
+    """The body value before encoding, or ``_NO_BODY``.
+
+    A JSON payload that is ``null`` is sent as ``null`` when the body is required (its schema allowed
+    it); an optional one that is ``null`` is taken as left out.
+    """
     payload = operation.get("payload")
     if payload is not None:
-        return arguments.get(payload)
+        value = arguments.get(payload)
+        if value is None and not (payload in ((operation.get("schema") or {}).get("required") or ()) and (operation.get("encoding") or "json") == "json"):
+            return _NO_BODY
+        return value
     if not body_args:
-        return None
+        return _NO_BODY
     return {a["wire"]: arguments[a["name"]] for a in body_args if a["name"] in arguments}
 
 

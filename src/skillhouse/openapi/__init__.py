@@ -2,6 +2,7 @@
 
 from skillhouse.openapi.curation import CurationRun, curation_of
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec, spec_from_data
+from skillhouse.openapi.references import RefPolicy, RefProblem
 from skillhouse.openapi.report import ImportReport, OperationOutcome
 from skillhouse.openapi.wizard import ImportResult, import_openapi, write_skill
 
@@ -10,6 +11,8 @@ __all__ = [
     "ImportReport",
     "ImportResult",
     "OperationOutcome",
+    "RefPolicy",
+    "RefProblem",
     "SpecDocument",
     "SpecError",
     "curation_of",

@@ -1,8 +1,10 @@
-"""Reading an OpenAPI or Swagger document and following its local ``$ref``s.
+"""Reading an OpenAPI or Swagger document and following its ``$ref``s.
 
 A spec is JSON or YAML (JSON is tried first: it is much faster and some JSON specs hold escapes
-YAML refuses). References point inside the file (``#/components/schemas/Pet``) or to files beside
-it (``common.yaml#/Pet``); each file is read once. Nothing here converts: it only finds nodes.
+YAML refuses). References point inside the file (``#/components/schemas/Pet``), to files beside
+it (``common.yaml#/Pet``) or, when allowed, further (``references.py`` says where they may lead);
+each document is read once. A reference that cannot be followed is recorded with its reason.
+Nothing here converts: it only finds nodes.
 """
 
 from __future__ import annotations
@@ -11,13 +13,28 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 import yaml
 
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonObject
 from skillhouse.openapi import yaml_events
+from skillhouse.openapi.references import (
+    BAD_POINTER,
+    CYCLE,
+    MAX_FILES,
+    MISSING_FILE,
+    NOT_A_REFERENCE,
+    REMOTE_FAILED,
+    TOO_MANY_FILES,
+    UNREADABLE_FILE,
+    RefPolicy,
+    RefProblem,
+    Spot,
+    Target,
+    locate,
+    walk_pointer,
+)
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
 
@@ -72,14 +89,28 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         raise SpecError(f"{where}: malformed YAML or JSON: {exc}") from None
 
 
+class Unresolved(Exception):
+    """A reference the operation cannot do without (its operation, path item, parameter or body) could not be followed."""
+
+    def __init__(self, problem: RefProblem, what: str) -> None:
+        super().__init__(f"{what}: {problem.text()}")
+        self.problem = problem
+
+
 @dataclass
 class SpecDocument:
-    """The root spec and any files its references reach, keyed by resolved path ("" for the root)."""
+    """The root spec and any documents its references reach, keyed by path relative to the spec's directory ("" for the root)."""
 
     root: JsonObject
     base: Path | None
     """Directory that relative file references start from; ``None`` for an in-memory spec."""
     files: JsonObject = field(default_factory=dict)
+    policy: RefPolicy = field(default_factory=RefPolicy)
+    spec_file: Path | None = None
+    problems: list[RefProblem] = field(default_factory=list)
+    """Every reference that could not be followed, in the order met (a reference met twice is listed twice)."""
+    _failed: dict[str, RefProblem] = field(default_factory=dict)
+    _located: dict[tuple[str, str], str | RefProblem] = field(default_factory=dict)
 
     @property
     def version(self) -> str:
@@ -89,64 +120,133 @@ class SpecDocument:
         return "3.1" if str(self.root.get("openapi", "")).startswith("3.1") else "3.0"
 
     def resolve(self, ref: Any, doc: str) -> tuple[Any, str, str] | None:
-        """The node ``ref`` (written in file ``doc``) points to, its file, and its canonical key.
+        """The node ``ref`` (written in document ``doc``) points to, its document, and its canonical key.
 
-        Returns ``None`` when the reference cannot be followed (bad pointer, missing file).
+        Returns ``None`` when the reference cannot be followed; the reason is added to :attr:`problems`.
         """
+        found = self.locate(ref, doc)
+        if isinstance(found, RefProblem):
+            self.problems.append(found)
+            return None
+        return found
+
+    def locate(self, ref: Any, doc: str, at: str = "") -> tuple[Any, str, str] | RefProblem:
+        """As :meth:`resolve`, with the reason instead of ``None`` (and nothing recorded).
+
+        ``at`` is the JSON pointer of the object holding the reference, for the problem's location.
+        """
+        where = self.label(doc)
         if not isinstance(ref, str):
-            return None
+            return RefProblem(NOT_A_REFERENCE, where, repr(ref)[:80], "is not a string, so it is not a reference", at)
         file_part, _, pointer = ref.partition("#")
-        target_doc: str | None = doc
+        target_doc = doc
         if file_part:
-            target_doc = self._load(file_part, doc)
-        if target_doc is None:
-            return None
-        node = self.root if target_doc == "" else self.files[target_doc]
-        for raw in pointer.split("/")[1:] if pointer else []:
-            token = unquote(raw).replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
+            target = self._load(file_part, doc)
+            if isinstance(target, RefProblem):  # located where this reference is written, whoever met the file first
+                return RefProblem(target.code, where, ref, target.message, at)
+            target_doc = target
+        if pointer and not pointer.startswith("/"):
+            return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)", at)
+        node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
+        if missing is not None:
+            return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}", at)
         return node, target_doc, f"{target_doc}#{pointer}"
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
-        """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``)."""
+        """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""
+        try:
+            found, spot = self.follow(node, Spot(doc), "reference", limit)
+        except Unresolved as exc:
+            self.problems.append(exc.problem)
+            return {}, doc
+        return found, spot.doc
+
+    def follow(self, node: Any, spot: Spot, what: str, limit: int = 32) -> tuple[Any, Spot]:
+        """The node ``node`` (found at ``spot``) is or refers to, and where that is.
+
+        Raises :class:`Unresolved` (naming ``what`` was referred to, and where) when a reference fails.
+        """
+        first, start = (node.get("$ref") if isinstance(node, dict) else None), spot
         for _ in range(limit):
             if not (isinstance(node, dict) and "$ref" in node):
-                return node, doc
-            found = self.resolve(node["$ref"], doc)
-            if found is None:
-                return {}, doc
-            node, doc, _ = found
-        return {}, doc
+                return node, spot
+            found = self.locate(node["$ref"], spot.doc, spot.at)
+            if isinstance(found, RefProblem):
+                raise Unresolved(found, what)
+            node, doc, key = found
+            spot = Spot(doc, key.partition("#")[2])
+        cycle = RefProblem(CYCLE, self.label(start.doc), str(first), f"is a chain of more than {limit} references (a cycle?)", start.at)
+        raise Unresolved(cycle, what)
 
-    def _load(self, relative: str, from_doc: str) -> str | None:
-        if self.base is None or "://" in relative:
-            return None
-        start = (self.base / from_doc).parent if from_doc else self.base
-        path = (start / relative).resolve()
-        key = str(path.relative_to(self.base.resolve())) if path.is_relative_to(self.base.resolve()) else str(path)
-        if key in self.files:
-            return key
+    def label(self, doc: str) -> str:
+        """How the report names document ``doc``."""
+        if doc:
+            return doc
+        return self.spec_file.name if self.spec_file is not None else "spec"
+
+    def _load(self, document_part: str, from_doc: str) -> str | RefProblem:
+        """The key of the document ``document_part`` (written in ``from_doc``) names, read on first use."""
+        known = self._located.get((from_doc, document_part))
+        if known is None:  # the same reference from the same file resolves the same way: no path work again
+            known = self._located[(from_doc, document_part)] = self._open(document_part, from_doc)
+        return known
+
+    def _open(self, document_part: str, from_doc: str) -> str | RefProblem:
+        target = locate(document_part, from_doc, self.base, self.spec_file, self.policy)
+        if isinstance(target, RefProblem) or target.key == "" or target.key in self.files:
+            return target if isinstance(target, RefProblem) else target.key
+        if target.key in self._failed:
+            return self._failed[target.key]
+        where = self.label(from_doc)
         try:
-            data = path.read_bytes()
-            self.files[key] = parse_spec_text(data, str(path))
-        except (OSError, SpecError):
-            return None
-        return key
+            if len(self.files) >= MAX_FILES:
+                raise _Refused(TOO_MANY_FILES, f"would be document number {MAX_FILES + 1}; a spec may reach at most {MAX_FILES}")
+            self.files[target.key] = parse_spec_text(self._read(target), target.key)
+        except _Refused as exc:
+            self._failed[target.key] = RefProblem(exc.code, where, document_part, exc.message)
+            return self._failed[target.key]
+        except SpecError as exc:
+            self._failed[target.key] = RefProblem(UNREADABLE_FILE, where, document_part, f"names a document that cannot be parsed: {exc}")
+            return self._failed[target.key]
+        return target.key
+
+    def _read(self, target: Target) -> bytes:
+        if target.url is not None:
+            assert self.policy.fetch is not None  # locate refuses remote references without a fetcher
+            try:
+                return self.policy.fetch(target.url)
+            except (OSError, ValueError) as exc:
+                raise _Refused(REMOTE_FAILED, f"could not be fetched from {target.url}: {exc}") from None
+        assert target.path is not None
+        try:
+            return target.path.read_bytes()
+        except FileNotFoundError:
+            raise _Refused(MISSING_FILE, f"names the file {target.key}, which does not exist") from None
+        except OSError as exc:
+            raise _Refused(MISSING_FILE, f"names the file {target.key}, which cannot be read: {exc.strerror or exc}") from None
 
 
-def load_spec(path: str | Path) -> SpecDocument:
-    """Read the spec at ``path``; :class:`SpecError` when it is not an OpenAPI or Swagger document."""
+class _Refused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def load_spec(path: str | Path, policy: RefPolicy | None = None) -> SpecDocument:
+    """Read the spec at ``path``; :class:`SpecError` when it is not an OpenAPI or Swagger document.
+
+    ``policy`` says where its references may lead beyond its own directory tree (nowhere by default).
+    """
     source = Path(path)
     try:
         data = source.read_bytes()
     except OSError as exc:
         raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    return spec_from_data(parse_spec_text(data, str(source)), source.resolve().parent, str(source))
+    document = spec_from_data(parse_spec_text(data, str(source)), source.resolve().parent, str(source))
+    document.policy = policy or RefPolicy()
+    document.spec_file = source.resolve()
+    return document
 
 
 def spec_from_data(root: Any, base: Path | None = None, where: str = "spec") -> SpecDocument:

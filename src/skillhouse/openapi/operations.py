@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillhouse.json_types import JsonObject, JsonSchema
+from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.naming import argument_name, unique_argument
 from skillhouse.openapi.parameters import (
     Body,
@@ -25,10 +26,12 @@ from skillhouse.openapi.parameters import (
     read_body,
     read_parameters,
 )
+from skillhouse.openapi.references import RefProblem, Spot
 from skillhouse.openapi.schemas import SchemaConverter
 
 NO_BODY = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
+_COLON_PARAMETER = re.compile(r"(?<=/):([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -43,6 +46,7 @@ class BuiltOperation:
     headers: dict[str, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     style: dict[str, str] = field(default_factory=dict)
+    allow_empty: list[str] = field(default_factory=list)
     encoding: str = "json"
     payload: str | None = None
     content_type: str | None = None
@@ -51,7 +55,7 @@ class BuiltOperation:
     def block(self) -> JsonObject:
         """The ``operation`` mapping without its schema, in the order a person reads it."""
         out: JsonObject = {"method": self.method, "url": self.url}
-        for key in ("query", "header", "headers", "names", "style"):
+        for key in ("query", "header", "headers", "names", "style", "allow_empty"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -72,27 +76,37 @@ def build_operation(
     path_item: JsonObject,
     base_url: str,
     consumes: list[Any],
-    doc: str = "",
+    item_spot: Spot,
+    op_spot: Spot,
 ) -> BuiltOperation:
-    """Build the block for ``method path``; raises :class:`Skip` with the reason when it cannot be."""
+    """Build the block for ``method path``; raises :class:`Skip` (or :class:`Unresolved`) with the reason when it cannot be.
+
+    ``item_spot`` and ``op_spot`` say where the path item and the operation are (in other files when
+    they are ``$ref``s): references in them are relative to their documents, and located there.
+    """
     notes: list[str] = []
     swagger = conv.spec.version == "2.0"
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, doc, notes), credential_parameters(conv.spec.root), notes)
+    params = drop_credentials(read_parameters(conv, path_item, op, item_spot, op_spot, notes), credential_parameters(conv.spec), notes)
     fields: list[Field] = []
     for param in params:
-        built = parameter_field(conv, param, swagger, doc, notes)
+        built = parameter_field(conv, param, swagger, notes)
         if built is not None:
             fields.append(built)
-    body: Body | None = read_body(conv, op, params, swagger, doc, consumes, notes)
+    body: Body | None = read_body(conv, op, params, swagger, op_spot, consumes, notes)
     if body is not None and method in NO_BODY:
         if body.required:
             raise Skip(f"{method} with a required request body cannot be sent (HTTP gives {method} no body)")
         notes.append(f"optional request body of a {method} left out (HTTP gives {method} no body)")
         body = None
 
+    for colon in _COLON_PARAMETER.findall(template):
+        notes.append(
+            f"path segment ':{colon}' looks like a parameter written Express-style; OpenAPI writes '{{{colon}}}' "
+            "(a spec bug): it is sent literally as written"
+        )
     in_template = [m.group(1) for m in _TEMPLATE.finditer(template)]
     declared = {f.wire for f in fields if f.location == "path"}
     for name in in_template:
@@ -107,6 +121,40 @@ def build_operation(
     order = {"path": 0, "query": 1, "header": 2}
     kept.sort(key=lambda f: (order[f.location], in_template.index(f.wire) if f.location == "path" else 0))
     return _assemble(method, base_url + template, kept, body, notes)
+
+
+def response_problems(spec: SpecDocument, op: dict[str, Any], spot: Spot) -> list[str]:
+    """A note for each response (or response schema) reference that cannot be followed.
+
+    Tools do not use responses, so such a reference changes nothing that is written; it is still
+    reported, being a broken spec the user should hear about.
+    """
+    responses = op.get("responses")
+    out: list[str] = []
+    for status, raw in responses.items() if isinstance(responses, dict) else ():
+        at = spot.child("responses", str(status)).at
+        found = spec.locate(raw["$ref"], spot.doc, at) if isinstance(raw, dict) and "$ref" in raw else (raw, spot.doc, spot.doc + "#" + at)
+        if isinstance(found, RefProblem):
+            spec.problems.append(found)
+            out.append(f"response {status!r}: {found.text()} (responses are not used by the tool)")
+            continue
+        response, response_doc, key = found
+        response_at = key.partition("#")[2]
+        media = response.get("content") if isinstance(response, dict) else None
+        schemas = [(f"/content/{_escaped(t)}/schema", m.get("schema")) for t, m in media.items() if isinstance(m, dict)] if isinstance(media, dict) else []
+        if isinstance(response, dict) and "schema" in response:
+            schemas.append(("/schema", response["schema"]))
+        for under, schema in schemas:
+            ref = schema.get("$ref") if isinstance(schema, dict) else None
+            problem = spec.locate(ref, response_doc, response_at + under) if ref is not None else None
+            if isinstance(problem, RefProblem):
+                spec.problems.append(problem)
+                out.append(f"response {status!r} schema: {problem.text()} (responses are not used by the tool)")
+    return out
+
+
+def _escaped(token: Any) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def _assemble(method: str, url: str, fields: list[Field], body: Body | None, notes: list[str]) -> BuiltOperation:
@@ -134,6 +182,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
             built.query.append(name)
             if item.style is not None:
                 built.style[name] = item.style
+            if item.allow_empty:
+                built.allow_empty.append(name)
         elif item.location == "header":
             built.header.append(name)
         properties[name] = item.schema

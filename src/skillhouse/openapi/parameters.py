@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillhouse.json_types import JsonObject, JsonSchema
+from skillhouse.openapi.document import SpecDocument
+from skillhouse.openapi.references import Spot
 from skillhouse.openapi.schemas import SchemaConverter
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
@@ -29,6 +31,13 @@ class Skip(Exception):
     """The operation cannot become a tool; the message says why."""
 
 
+class Param(NamedTuple):
+    """A parameter object and the document it is written in (its schema's references are relative to it)."""
+
+    spec: dict[str, Any]
+    doc: str
+
+
 @dataclass
 class Field:
     """One value a call sends: where, under which wire name, and its schema."""
@@ -39,6 +48,8 @@ class Field:
     schema: Any
     required: bool
     style: str | None = None
+    allow_empty: bool = False
+    """A query parameter whose empty value is sent (``allowEmptyValue``); others' empty values are not."""
 
 
 @dataclass
@@ -54,21 +65,28 @@ class Body:
     """The media type of a ``raw`` body."""
 
 
-def read_parameters(conv: SchemaConverter, path_item: JsonObject, op: JsonObject, doc: str, notes: list[str]) -> list[JsonObject]:
-    """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in)."""
-    merged: dict[tuple[str, str], JsonObject] = {}
-    for source in (path_item.get("parameters"), op.get("parameters")):
+def read_parameters(
+    conv: SchemaConverter, path_item: dict[str, Any], op: dict[str, Any], item_spot: Spot, op_spot: Spot, notes: list[str]
+) -> list[Param]:
+    """Path-level then operation-level parameters, dereferenced; the operation's win by (name, in).
+
+    Raises :class:`Unresolved` for a parameter whose reference cannot be followed: without it the
+    tool would silently lack an input, perhaps a required one.
+    """
+    merged: dict[tuple[str, str], Param] = {}
+    for level, source, spot in (("path item", path_item.get("parameters"), item_spot), ("operation", op.get("parameters"), op_spot)):
         if source is None:
             continue
         if not isinstance(source, list):
             notes.append("'parameters' is not a list; ignored")
             continue
-        for raw in source:
-            param, _ = conv.spec.deref(raw, doc)
+        for index, raw in enumerate(source):
+            param, param_spot = conv.spec.follow(raw, spot.child("parameters", index), f"{level} parameter {index + 1}")
             if not isinstance(param, dict) or not isinstance(param.get("name"), str) or not isinstance(param.get("in"), str):
-                notes.append("a parameter without a name or location was ignored")
+                ref = f" ($ref {raw['$ref']!r} in {conv.spec.label(spot.doc)})" if isinstance(raw, dict) and "$ref" in raw else ""
+                notes.append(f"{level} parameter {index + 1}{ref} has no name or location; ignored")
                 continue
-            merged[(param["name"], param["in"])] = param
+            merged[(param["name"], param["in"])] = Param(param, param_spot.doc)
     return list(merged.values())
 
 
@@ -77,21 +95,24 @@ def read_parameters(conv: SchemaConverter, path_item: JsonObject, op: JsonObject
 CREDENTIAL_NAMES = frozenset({"token", "access_token", "auth_token", "api_key", "apikey", "api-key", "x-api-key", "authorization"})
 
 
-def credential_parameters(root: JsonObject) -> set[tuple[str, str]]:
-    """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters."""
+def credential_parameters(spec: SpecDocument) -> set[tuple[str, str]]:
+    """(location, lower-cased name) of the spec's ``apiKey`` security schemes' parameters (a scheme may be a ``$ref``)."""
+    root = spec.root
     schemes = root.get("components", {}).get("securitySchemes") if isinstance(root.get("components"), dict) else None
     schemes = schemes or root.get("securityDefinitions") or {}
     found: set[tuple[str, str]] = set()
-    for scheme in schemes.values() if isinstance(schemes, dict) else []:
+    for raw in schemes.values() if isinstance(schemes, dict) else []:
+        scheme, _ = spec.deref(raw, "")
         if isinstance(scheme, dict) and scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
             found.add((str(scheme.get("in")), scheme["name"].lower()))
     return found
 
 
-def drop_credentials(params: list[JsonObject], declared: set[tuple[str, str]], notes: list[str]) -> list[JsonObject]:
+def drop_credentials(params: list[Param], declared: set[tuple[str, str]], notes: list[str]) -> list[Param]:
     """``params`` without those that carry credentials (an apiKey scheme's, or a credential's name)."""
     kept = []
-    for param in params:
+    for entry in params:
+        param = entry.spec
         name = str(param.get("name", ""))
         by_name = param.get("in") != "path" and name.lower() in CREDENTIAL_NAMES  # /tokens/{token} is an id
         if (str(param.get("in")), name.lower()) in declared or by_name:
@@ -100,12 +121,13 @@ def drop_credentials(params: list[JsonObject], declared: set[tuple[str, str]], n
                 "bind the secret to the host in the gateway (it is injected as a header)"
             )
             continue
-        kept.append(param)
+        kept.append(entry)
     return kept
 
 
-def parameter_field(conv: SchemaConverter, param: JsonObject, swagger: bool, doc: str, notes: list[str]) -> Field | None:
+def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: list[str]) -> Field | None:
     """The field for a path, query or header parameter; ``None`` (noted) for what cannot be sent."""
+    param, doc = entry
     name, where = param["name"], param["in"]
     if where == "cookie":
         notes.append(f"cookie parameter {name!r} dropped (cookies are not sent)")
@@ -137,7 +159,17 @@ def parameter_field(conv: SchemaConverter, param: JsonObject, swagger: bool, doc
             prefix = "." if param["style"] == "label" else f";{name}="
             notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the {prefix!r} prefix")
             schema = _described({"type": "string", "pattern": "^" + re.escape(prefix)}, param.get("description"))
-    return Field(name, where, schema, required, style)
+    allow_empty = where == "query" and param.get("allowEmptyValue") is True
+    if where == "query" and required and not allow_empty:
+        schema = _not_empty(schema)
+    return Field(name, where, schema, required, style, allow_empty)
+
+
+def _not_empty(schema: Any) -> Any:
+    """A required query string's schema refusing ``""``: OpenAPI sends no empty value unless ``allowEmptyValue``."""
+    if isinstance(schema, dict) and schema.get("type") == "string" and "minLength" not in schema and "enum" not in schema and "const" not in schema:
+        return {**schema, "minLength": 1}
+    return schema
 
 
 def _query_style(conv: SchemaConverter, param: JsonObject, schema: Any, swagger: bool, notes: list[str]) -> str | None:
@@ -167,14 +199,15 @@ def _described(schema: Any, description: Any) -> Any:
     return {**schema, "description": description}
 
 
-def read_body(conv: SchemaConverter, op: JsonObject, params: list[JsonObject], swagger: bool, doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
-    """The operation's request body, or ``None`` when it sends none."""
+def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], swagger: bool, spot: Spot, consumes: list[Any], notes: list[str]) -> Body | None:
+    """The operation's request body, or ``None`` when it sends none; :class:`Unresolved` when its reference fails."""
     if swagger:
-        return _swagger_body(conv, params, doc, consumes, notes)
+        return _swagger_body(conv, params, consumes, notes)
     raw = op.get("requestBody")
     if raw is None:
         return None
-    body, body_doc = conv.spec.deref(raw, doc)
+    body, body_spot = conv.spec.follow(raw, spot.child("requestBody"), "request body")
+    body_doc = body_spot.doc
     if not isinstance(body, dict):
         return None
     required = body.get("required") is True
@@ -251,18 +284,18 @@ def _files_as_text(conv: SchemaConverter, fields: list[Field], notes: list[str])
             notes.append(f"file parts {item.wire!r} are sent as text content (binary file upload is not supported yet)")
 
 
-def _swagger_body(conv: SchemaConverter, params: list[JsonObject], doc: str, consumes: list[Any], notes: list[str]) -> Body | None:
-    for param in params:
+def _swagger_body(conv: SchemaConverter, params: list[Param], consumes: list[Any], notes: list[str]) -> Body | None:
+    for param, doc in params:
         if param["in"] == "body":
             schema = conv.convert(param.get("schema", {}), doc)
             return _split_body(conv, schema, "json", param.get("required") is True, notes)
-    form = [p for p in params if p["in"] == "formData"]
+    form = [p for p in params if p.spec["in"] == "formData"]
     if not form:
         return None
-    multipart = any(p.get("type") == "file" for p in form) or any(str(c).startswith("multipart/") for c in consumes)
+    multipart = any(p.spec.get("type") == "file" for p in form) or any(str(c).startswith("multipart/") for c in consumes)
     encoding = "multipart" if multipart else "form"
     fields = []
-    for param in form:
+    for param, doc in form:
         schema = conv.convert({k: v for k, v in param.items() if k not in _SWAGGER_META}, doc)
         fields.append(Field(param["name"], "body", _described(schema, param.get("description")), param.get("required") is True))
     if multipart:

@@ -1,7 +1,8 @@
 """The import report: what became of each operation, and the totals.
 
 Every operation is ``written`` (as the spec says), ``adapted`` (written, with what was changed and
-why) or ``skipped`` (with the reason). A skip whose reason is an exception the wizard did not expect
+why) or ``skipped`` (with the reason); every reference that could not be followed is listed with
+its file and reason. A skip whose reason is an exception the wizard did not expect
 is a ``converter-error``: a bug in skillhouse, not in the spec, so it carries where it happened (the
 operation's JSON pointer, the exception) for tests and bug reports to see. The report is data; the
 CLI decides how to show it.
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from skillhouse.json_types import JsonObject
+from skillhouse.openapi.references import RefProblem
 
 Status = Literal["written", "adapted", "skipped"]
 
@@ -80,6 +82,8 @@ class ImportReport:
     """What ``curation.yaml`` changed per operation, what it hid, and its problems (located)."""
     curation_lines: list[str] = field(default_factory=list)
     """The overlay's summary and each problem, for people."""
+    problems: list[RefProblem] = field(default_factory=list)
+    """Each reference that could not be followed (or points where it should not), once, in the order met."""
 
     def totals(self) -> dict[str, int]:
         counts = {"operations": len(self.outcomes), "written": 0, "adapted": 0, "skipped": 0}
@@ -103,6 +107,7 @@ class ImportReport:
             "totals": self.totals(),
             "filtered": self.filtered,
             "security": self.security,
+            "problems": [p.as_dict() for p in self.problems],
             "operations": [o.as_dict() for o in self.outcomes],
             **({"curation": self.curation} if self.curation is not None else {}),
         }
@@ -127,6 +132,12 @@ class ImportReport:
             f"{totals['skipped']} skipped ({self.coverage():.1%} became tools)"
             + (f"; {self.filtered} left out by --include/--exclude" if self.filtered else "")
         ]
+        if self.problems:
+            more = f" and {len(self.problems) - named} more" if len(self.problems) > named else ""
+            out.append(f"{len(self.problems)} reference(s) could not be followed (each one's operations are adapted or skipped):")
+            out.extend(f"  {p.text()}" for p in self.problems[:named])
+            if more:
+                out.append(f"  ...{more}")
         skipped = [o.name for o in self.outcomes if o.status == "skipped"]
         if skipped:
             more = f" and {len(skipped) - named} more" if len(skipped) > named else ""

@@ -16,6 +16,7 @@ from typing import Any
 
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
+from skillhouse.openapi.references import WRONG_KIND, RefProblem, non_schema_place
 
 TYPE_PREFIX = "#/types/"
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
@@ -24,6 +25,7 @@ _NUMBERS = ("minimum", "maximum")
 _TEXTS = ("title", "description", "format", "contentMediaType", "contentEncoding")
 _MAX_DEPTH = 64
 _SAFE_INT = 2**53 - 1
+_DROPPED = object()
 
 
 def json_value(value: Any, depth: int = 0) -> Any:
@@ -73,8 +75,10 @@ class SchemaConverter:
         self._names: dict[str, str] = {}
         self._taken: set[str] = set()
         self._converting: set[str] = set()
+        self._type_notes: dict[str, list[str]] = {}
+        self._where = "an inline schema"
         self.notes: list[str] = []
-        """What was changed or dropped while converting, for the operation being built."""
+        """What was changed or dropped while converting, for the operation being built (a type's notes again each time it is used)."""
 
     def convert(self, node: Any, doc: str = "", depth: int = 0) -> Any:
         """The JSON Schema for OpenAPI schema ``node`` found in file ``doc``."""
@@ -91,24 +95,36 @@ class SchemaConverter:
                 kind = _convert_type(value, out)
                 if kind is not None:
                     out["type"] = kind
+                else:
+                    self.notes.append(f"{self._where}: type {str(value)[:40]!r} is not a JSON Schema type (a spec bug); any type is accepted there")
             elif key in _TEXTS:
                 if isinstance(value, str):
                     out[key] = value
-            elif key in ("enum", "examples"):
+            elif key == "enum":
                 if isinstance(value, list):
                     out[key] = json_value(value)
-                elif key == "examples" and isinstance(value, dict):
-                    out[key] = json_value(list(value.values()))
+            elif key == "examples":
+                listed = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else None
+                if listed is not None:
+                    out[key] = [v for v in (self._example(e, doc) for e in listed) if v is not _DROPPED]
             elif key in ("const", "default"):
                 out[key] = json_value(value)
             elif key == "example":
-                out.setdefault("examples", [json_value(value)])
+                example = self._example(value, doc)
+                if example is not _DROPPED:
+                    out.setdefault("examples", [example])
             elif key == "properties" and isinstance(value, dict):
                 props: dict[str, JsonSchema] = {}
                 for name, sub in value.items():
-                    if isinstance(sub, dict) and sub.get("readOnly") is True:
+                    if self._read_only(sub, doc):
                         read_only.add(str(name))
                         continue
+                    if not isinstance(sub, dict | bool):
+                        # e.g. ``properties: {$ref: "#/..."}``: a property named $ref, whatever was meant
+                        self.notes.append(
+                            f"{self._where}: property {str(name)[:40]!r} has {str(sub)[:60]!r} for a schema, which is not one "
+                            "(a spec bug); it accepts any value"
+                        )
                     props[str(name)] = self.convert(sub, doc, depth + 1)
                 out["properties"] = props
             elif key == "required" and isinstance(value, list):
@@ -143,6 +159,9 @@ class SchemaConverter:
             elif key in ("uniqueItems", "deprecated") and isinstance(value, bool):
                 out[key] = value
         _openapi_30_bounds(node, out)
+        if "allOf" in out:
+            # a part may require what another part (or a part of it) declares readOnly
+            read_only |= self._read_only_in_parts(node.get("allOf"), doc)
         if read_only and "required" in out:
             out["required"] = [n for n in out["required"] if n not in read_only]
         if node.get("nullable") is True:
@@ -151,31 +170,95 @@ class SchemaConverter:
             self._discriminate(node["discriminator"], out, doc)
         if "allOf" in out:
             out = self._merge_all_of(out)
+            if read_only and "required" in out:
+                out["required"] = [n for n in out["required"] if n not in read_only]
         return out
 
+    def _read_only(self, node: Any, doc: str) -> bool:
+        """Whether a property's schema is ``readOnly`` (itself, or the schema its ``$ref`` leads to): a response-only field."""
+        for _ in range(16):
+            if not isinstance(node, dict):
+                return False
+            if node.get("readOnly") is True:
+                return True
+            if "$ref" not in node:
+                return False
+            found = self.spec.locate(node["$ref"], doc)  # a failure is reported when the reference is converted
+            if isinstance(found, RefProblem):
+                return False
+            node, doc, _ = found
+        return False
+
+    def _read_only_in_parts(self, parts: Any, doc: str, depth: int = 0) -> set[str]:
+        """Names of the ``readOnly`` properties that the ``allOf`` ``parts`` (and their own ``allOf``s) declare."""
+        names: set[str] = set()
+        for raw in parts if isinstance(parts, list) and depth < 8 else []:
+            part, part_doc = raw, doc
+            if isinstance(raw, dict) and "$ref" in raw:
+                found = self.spec.locate(raw["$ref"], doc)
+                if isinstance(found, RefProblem):
+                    continue
+                part, part_doc, _ = found
+            if not isinstance(part, dict):
+                continue
+            properties = part.get("properties")
+            for name, sub in properties.items() if isinstance(properties, dict) else ():
+                if self._read_only(sub, part_doc):
+                    names.add(str(name))
+            names |= self._read_only_in_parts(part.get("allOf"), part_doc, depth + 1)
+        return names
+
     def reference(self, ref: Any, doc: str) -> JsonSchema:
-        """``{"$ref": "#/types/Name"}`` for the schema ``ref`` points to, converting it on first use."""
-        found = self.spec.resolve(ref, doc)
-        if found is None:
-            self.notes.append(f"reference {str(ref)[:80]!r} cannot be followed; it accepts any value")
+        """``{"$ref": "#/types/Name"}`` for the schema ``ref`` points to, converting it on first use.
+
+        A reference that cannot be followed, or that points where no schemas are, accepts any value,
+        with a located note (again for every operation that reaches it through a type).
+        """
+        found = self.spec.locate(ref, doc)
+        if isinstance(found, RefProblem):
+            self.spec.problems.append(found)
+            self.notes.append(f"{found.text()}; the schema there accepts any value")
             return {}
         target, target_doc, key = found
+        place = non_schema_place(key.partition("#")[2])
+        if place is not None:
+            wrong = RefProblem(WRONG_KIND, self.spec.label(doc), str(ref), f"points into {place}, which holds no schemas (a spec bug)")
+            self.spec.problems.append(wrong)
+            self.notes.append(f"{wrong.text()}; the schema there accepts any value")
+            return {}
         name = self._names.get(key)
         if name is None:
             name = self._new_name(key)
             self._names[key] = name
             self.types[name] = {}
             self._converting.add(name)
+            outer_notes, outer_where = self.notes, self._where
+            self.notes, self._where = [], self.spec.label(target_doc) + "#" + key.partition("#")[2]
             try:
                 self.types[name] = self.convert(target, target_doc)
             except BaseException:
                 # half made, it would serve the next operation that reaches it as "any value"
                 del self._names[key], self.types[name]
                 self._taken.discard(name.lower())
+                self._converting.discard(name)
                 raise
             finally:
-                self._converting.discard(name)
+                self._type_notes[name], self.notes, self._where = self.notes, outer_notes, outer_where
+            self._converting.discard(name)
+        self.notes.extend(self._type_notes.get(name, ()))
         return {"$ref": TYPE_PREFIX + name}
+
+    def _example(self, value: Any, doc: str) -> Any:
+        """An example as JSON; one written as a ``$ref`` (to ``components/examples``) is replaced by the value there, or dropped."""
+        if not (isinstance(value, dict) and isinstance(value.get("$ref"), str)):
+            return json_value(value)
+        found = self.spec.locate(value["$ref"], doc)
+        if not isinstance(found, RefProblem) and isinstance(found[0], dict) and "value" in found[0]:
+            self.notes.append(f"{self._where}: example $ref {value['$ref'][:80]!r} replaced by the value it names")
+            return json_value(found[0]["value"])
+        why = found.text() if isinstance(found, RefProblem) else "names no example value"
+        self.notes.append(f"{self._where}: example $ref {value['$ref'][:80]!r} dropped ({why})")
+        return _DROPPED
 
     def type_of(self, schema: Any) -> Any:
         """``schema`` with a ``#/types/`` reference at its root followed (one level, no expansion)."""
@@ -189,7 +272,9 @@ class SchemaConverter:
         return None
 
     def _new_name(self, key: str) -> str:
-        tail = key.rsplit("/", 1)[-1] if "/" in key else key.split("#")[0].rsplit(".", 1)[0]
+        document, _, pointer = key.partition("#")
+        # a schema under a pointer is named by its last token; a whole file by the file's name
+        tail = pointer.rsplit("/", 1)[-1] if pointer else document.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         base = re.sub(r"[^A-Za-z0-9_.-]+", "_", tail).strip("_") or "Type"
         name, n = base, 2
         while name.lower() in self._taken:
@@ -231,7 +316,11 @@ class SchemaConverter:
         mapping: JsonObject = discriminator["mapping"] if isinstance(discriminator.get("mapping"), dict) else {}
         value_of: dict[str, str] = {}
         for value, ref in mapping.items():
-            target = self.reference(ref, doc)
+            if isinstance(ref, str) and not re.search(r"[#/]|\.(json|ya?ml)$", ref):
+                # a bare schema name, as OpenAPI allows in a mapping: one of the root file's components
+                target = self.reference("#/components/schemas/" + ref, "")
+            else:
+                target = self.reference(ref, doc)
             if "$ref" in target:
                 value_of.setdefault(target["$ref"], str(value))
         branches = []

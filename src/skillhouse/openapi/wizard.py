@@ -14,15 +14,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT
 from skillhouse.compiler.release import CompiledSkill, compile_package
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.curation import RECORD_FILE, CurationRun
-from skillhouse.openapi.document import SpecDocument, SpecError, load_spec
+from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
-from skillhouse.openapi.operations import build_operation
+from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
+from skillhouse.openapi.references import RefPolicy, Spot
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
@@ -50,9 +52,14 @@ class _Found:
     stem: str
     method: str
     path: str
-    op: JsonObject
-    path_item: JsonObject
-    doc: str
+    op: dict[str, Any]
+    path_item: dict[str, Any]
+    item_spot: Spot
+    """Where the path item is (references in it are relative to its document)."""
+    op_spot: Spot
+    """Where the operation object is (in another file when the operation is a ``$ref``)."""
+    problem: Unresolved | None = None
+    """Why the operation or its path item could not be read (a reference that cannot be followed)."""
 
 
 def import_openapi(
@@ -63,16 +70,18 @@ def import_openapi(
     progress: Progress | None = None,
     server: str | None = None,
     curation: CurationRun | None = None,
+    refs: RefPolicy | None = None,
 ) -> ImportResult:
     """Build the skill package for ``spec``; :class:`SpecError` only when the spec cannot be read.
 
-    ``server`` replaces the spec's base URL (needed when the spec gives none that is absolute).
+    ``server`` replaces the spec's base URL (needed when the spec gives none that is absolute);
+    ``refs`` says where a spec read from a file may follow references beyond its directory tree.
     ``curation`` is the skill's ``curation.yaml`` to apply (see :mod:`skillhouse.openapi.curation`).
     """
     label = "spec" if isinstance(spec, SpecDocument) else str(spec)
     # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
-    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec), label, name, include, exclude, progress, server, curation)
+    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec, refs), label, name, include, exclude, progress, server, curation)
     chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
     files = {filename: markdown.text for filename, markdown in rendered.items()}
     compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
@@ -110,6 +119,7 @@ def _convert(
     server: str | None,
     curation: CurationRun | None = None,
 ) -> _Converted:
+    problems_before = len(document.problems)  # a document imported again keeps the earlier import's problems
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
     info = _mapping(root.get("info"))
@@ -135,6 +145,7 @@ def _convert(
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
         if progress is not None:
             progress(index + 1, len(wanted))
+    report.problems = list(dict.fromkeys(document.problems[problems_before:]))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
     return _Converted(chosen, rendered, manifest, conv.types, outcomes, [f.stem for f in wanted], report)
 
@@ -158,10 +169,13 @@ def _one(
         return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))
 
     conv.notes = []
+    if item.problem is not None:  # reported only for an operation selected, in spec order
+        document.problems.append(item.problem.problem)
+        return outcome("skipped", [str(item.problem)]), None
     try:
-        url = (_own_server(item) if own_servers else None) or base_url
-        built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.doc)
-        notes = [*built.notes, *conv.notes]
+        url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
+        built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_spot, item.op_spot)
+        notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_spot)]
         size = expanded_size(built.schema, conv.types)
         if size is None or size > SCHEMA_LIMIT:
             fitted = fit_schema(built.schema, conv.types)
@@ -171,6 +185,9 @@ def _one(
             notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
         summary, description, deprecated = item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True
         markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated)
+    except Unresolved as exc:
+        document.problems.append(exc.problem)
+        return outcome("skipped", [str(exc)]), None
     except Skip as exc:
         return outcome("skipped", [str(exc)]), None
     except RecursionError:
@@ -259,16 +276,28 @@ def _compile_dropping_refused(
 def _operations(document: SpecDocument) -> Iterator[_Found]:
     stems = StemRegistry()
     for path, raw_item in document.root.get("paths", {}).items():
-        item, doc = document.deref(raw_item, "")
-        if not isinstance(path, str) or not isinstance(item, dict):
+        if not isinstance(path, str):
             continue
-        for key, op in item.items():
+        try:
+            item, item_spot = document.follow(raw_item, Spot("").child("paths", path), f"path item {path!r}")
+        except Unresolved as exc:
+            # its operations are unknown: one skipped entry for the path says which reference to fix
+            yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, Spot(""), Spot(""), exc)
+            continue
+        if not isinstance(item, dict):
+            continue
+        for key, raw_op in item.items():
             if key not in HTTP_METHODS:
                 continue
             method = key.upper()
+            problem = None
+            try:
+                op, op_spot = document.follow(raw_op, item_spot.child(key), f"operation {method} {path}")
+            except Unresolved as exc:
+                op, op_spot, problem = {}, item_spot.child(key), exc
             op = op if isinstance(op, dict) else {}
             stem = stems.claim(operation_stem(op.get("operationId"), method, path))
-            yield _Found(stem, method, path, op, item, doc)
+            yield _Found(stem, method, path, op, item, item_spot, op_spot, problem)
 
 
 def _selected(item: _Found, include: list[str], exclude: list[str]) -> bool:
@@ -311,12 +340,18 @@ def _base_urls(document: SpecDocument) -> list[str]:
     return [url]
 
 
-def _own_server(item: _Found) -> str | None:
-    """The operation's or path's own absolute server, where it names one."""
-    for servers in (item.op.get("servers"), item.path_item.get("servers")):
+def _own_server(item: _Found, base_url: str, notes: list[str]) -> str | None:
+    """The operation's or path's own server, where it names one (a relative one taken from the spec's server)."""
+    for where, servers in (("operation", item.op.get("servers")), ("path", item.path_item.get("servers"))):
         url = _server_url(servers)
-        if url is not None and url.startswith(("http://", "https://")):
+        if url is None:
+            continue
+        if url.startswith(("http://", "https://")):
             return url
+        joined = urljoin(base_url + "/", url).rstrip("/")
+        if joined.startswith(("http://", "https://")):
+            notes.append(f"the {where}'s server {url!r} is relative; taken from the spec's server as {joined}")
+            return joined
     return None
 
 

@@ -1,0 +1,128 @@
+"""Faithful to the spec: what a spec says about a request is what the tool and its translation do.
+
+readOnly fields are out of a request and out of its ``required``; empty query values are sent only
+where ``allowEmptyValue`` says; a required nullable body sends ``null``; a property called ``$ref``
+is a property; a ``$ref`` into ``components/examples`` adapts the operation instead of costing it;
+spec bugs (``type: any``, ``/users/:id``) are reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tests.openapi.specs import imported, openapi, outcome
+
+from skillhouse.guest.translation import InvalidArguments, build_request
+
+
+def json_body(schema: dict[str, Any], required: bool = False) -> dict[str, Any]:
+    return {"required": required, "content": {"application/json": {"schema": schema}}}
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def test_read_only_properties_leave_required_too_wherever_they_are_declared_and_write_only_ones_stay() -> None:
+    schemas = {
+        "Id": {"type": "string", "readOnly": True},
+        "Base": {"type": "object", "properties": {"id": ref("Id"), "created": {"type": "string", "readOnly": True}, "name": {"type": "string"}}},
+        # required here, readOnly in the part it comes from (or in the type its $ref leads to)
+        "User": {"allOf": [ref("Base"), {"type": "object", "required": ["id", "created", "name", "password"],
+                                          "properties": {"password": {"type": "string", "writeOnly": True}}}]},
+    }
+    _, ops = imported(openapi({"/users": {"post": {"operationId": "createUser", "requestBody": json_body(ref("User"), True)}}}, schemas))
+    schema = ops["createUser"]["schema"]
+    assert sorted(schema["properties"]) == ["name", "password"]
+    assert schema["required"] == ["name", "password"]
+
+
+def test_empty_query_values_are_sent_only_where_allow_empty_value_says() -> None:
+    params = [
+        {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+        {"name": "flag", "in": "query", "allowEmptyValue": True, "schema": {"type": "string"}},
+    ]
+    result, ops = imported(openapi({"/search": {"get": {"operationId": "search", "parameters": params}}}))
+    op = ops["search"]
+    assert op["schema"]["properties"]["q"] == {"type": "string", "minLength": 1}  # required: "" cannot be sent
+    assert op["schema"]["properties"]["cursor"] == {"type": "string"}
+    assert "  allow_empty:\n  - flag\n" in result.files["search.md"]
+    assert [a["name"] for a in op["arguments"] if a.get("allow_empty")] == ["flag"]
+    request = build_request(op, {"q": "books", "cursor": "", "flag": ""})
+    assert request["url"] == "https://api.test/v1/search?q=books&flag="
+    with pytest.raises(InvalidArguments) as refused:
+        build_request(op, {"q": ""})
+    assert [v.problem for v in refused.value.violations] == ["too-short"]
+
+
+def test_a_required_nullable_body_sends_null_and_an_optional_one_sends_nothing() -> None:
+    nullable = {"type": "array", "items": {"type": "string"}, "nullable": True}
+    _, ops = imported(openapi({
+        "/tags": {"put": {"operationId": "setTags", "requestBody": json_body(nullable, True)}},
+        "/notes": {"put": {"operationId": "setNotes", "requestBody": json_body(nullable)}},
+    }))  # fmt: skip
+    sent = build_request(ops["setTags"], {"body": None})
+    assert (sent["body"], sent["headers"]["Content-Type"]) == ("null", "application/json")
+    assert build_request(ops["setTags"], {"body": ["a"]})["body"] == '["a"]'
+    assert build_request(ops["setNotes"], {"body": None})["body"] is None
+
+
+def test_a_property_named_ref_is_a_property_at_every_depth() -> None:
+    # Kubernetes' JSONSchemaProps has "$ref" and "$schema" properties
+    props = {"type": "object", "required": ["$ref"], "properties": {"$ref": {"type": "string"}, "$schema": {"type": "string"}}}
+    spec = openapi({"/crds": {"post": {"operationId": "createCrd", "requestBody": json_body(
+        {"type": "object", "properties": {"validation": ref("Props")}})}}}, {"Props": props})
+    result, ops = imported(spec)
+    assert outcome(result, "createCrd").status == "written"
+    inner = ops["createCrd"]["schema"]["properties"]["validation"]
+    assert inner["properties"] == {"$ref": {"type": "string"}, "$schema": {"type": "string"}}
+    sent = build_request(ops["createCrd"], {"validation": {"$ref": "#/definitions/x"}})
+    assert sent["body"] == '{"validation":{"$ref":"#/definitions/x"}}'
+
+
+def test_a_ref_into_components_examples_adapts_the_operation_with_a_located_note() -> None:
+    schemas = {"Pet": {"type": "object", "properties": {
+        "name": {"type": "string", "example": {"$ref": "#/components/examples/Name"}},
+        "kind": {"$ref": "#/components/examples/Name"},
+    }}}
+    spec = openapi({"/pets": {"post": {"operationId": "addPet", "requestBody": json_body(ref("Pet"))}}}, schemas)
+    spec["components"]["examples"] = {"Name": {"value": "Rex"}}
+    result, ops = imported(spec)
+    found = outcome(result, "addPet")
+    assert found.status == "adapted"
+    assert found.notes == (
+        "spec#/components/schemas/Pet: example $ref '#/components/examples/Name' replaced by the value it names",
+        "spec: $ref '#/components/examples/Name' points into components/examples, which holds no schemas (a spec bug) "
+        "[ref-wrong-kind]; the schema there accepts any value",
+    )
+    assert ops["addPet"]["schema"]["properties"] == {"name": {"type": "string", "examples": ["Rex"]}, "kind": {}}
+    assert [p.code for p in result.report.problems] == ["ref-wrong-kind"]
+
+
+def test_type_any_and_express_style_path_parameters_are_reported() -> None:
+    spec = openapi({
+        "/users/:id": {"get": {"operationId": "getUser", "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
+        "/things": {"post": {"operationId": "addThing", "requestBody": json_body({"type": "object", "properties": {"value": {"type": "any"}}})}},
+    })  # fmt: skip
+    result, ops = imported(spec)
+    assert outcome(result, "getUser").notes[0] == (
+        "path segment ':id' looks like a parameter written Express-style; OpenAPI writes '{id}' (a spec bug): it is sent literally as written"
+    )
+    assert outcome(result, "addThing").notes == (
+        "an inline schema: type 'any' is not a JSON Schema type (a spec bug); any type is accepted there",
+    )
+    assert ops["addThing"]["schema"]["properties"]["value"] == {}
+
+
+def test_properties_holding_a_ref_string_give_a_property_named_ref_and_a_note() -> None:
+    # written by mistake for "these properties are those of X": the key is a property name all the same
+    spec = openapi({"/search": {"post": {"operationId": "multiSearch", "requestBody": json_body(
+        {"type": "object", "properties": {"queries": {"type": "array", "items": {"type": "object", "properties": {"$ref": "#/components/schemas/Q"}}}}})}}},
+        {"Q": {"type": "object"}})  # fmt: skip
+    result, ops = imported(spec)
+    assert outcome(result, "multiSearch").notes == (
+        "an inline schema: property '$ref' has '#/components/schemas/Q' for a schema, which is not one (a spec bug); it accepts any value",
+    )
+    assert ops["multiSearch"]["schema"]["properties"]["queries"]["items"]["properties"] == {"$ref": {}}
