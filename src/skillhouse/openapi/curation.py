@@ -319,6 +319,10 @@ def _pin(built: BuiltOperation, name: str, value: Any) -> str | None:
         built.url = built.url.replace("{" + name + "}", quote(text, safe=""))
     elif name in built.query:
         pairs = _query_pairs(wire, value, built.style.get(name))
+        if value == "" and name not in built.allow_empty:
+            pairs = []  # as a call with "" sends: an empty value only where the spec allows it
+        if name in built.allow_empty:
+            built.allow_empty.remove(name)
         if pairs is None:
             return "a query parameter is pinned to a string, number, boolean or a list of them"
         if pairs:
