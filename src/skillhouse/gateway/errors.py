@@ -22,6 +22,8 @@
     └── CredentialError               ``secret-key-missing``, ``invalid-credential``, ``credential-not-found``,
                                       set time: ``invalid-origin``, ``origin-scheme-refused``, ``http-needs-opt-in``,
                                       ``allow-http-mismatch``, ``secret-not-sendable``, ``secret-too-long``
+                                      call time: ``credential-unavailable`` (an OAuth token endpoint failed;
+                                      ``token_endpoint``; nothing sent upstream)
 
 An answer whose echo of a bound secret cannot be redacted in place is not an exception: the request
 ran, so the answer itself becomes ``{"error": {"code": "response-withheld", "status", "message"}}``
