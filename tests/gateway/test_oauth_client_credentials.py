@@ -174,6 +174,37 @@ def test_two_replicas_on_one_database_share_one_token_fetch(
         other_database.dispose()
 
 
+def test_a_401_from_the_upstream_makes_the_next_call_fetch_a_new_token_without_retrying(
+    oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
+) -> None:
+    bind(oauth_gateway, turn.tenant)
+    refused = oauth_gateway.fetch(turn, {**rooms(), "url": f"{HOUSE}/unauthorized"})
+    assert refused["status"] == 401 and len(upstream.recorder.requests) == 1  # answered, not retried
+    with database.transaction() as session:
+        assert list(session.scalars(select(OAuthTokenRow))) == []  # forgotten for every replica too
+    assert oauth_gateway.fetch(turn, rooms())["status"] == 200
+    first, second = issued_tokens(auth)
+    assert sent_authorizations(upstream) == [f"Bearer {first}", f"Bearer {second}"]
+
+
+def test_binding_the_client_again_or_deleting_it_drops_its_token(
+    oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
+) -> None:
+    bind(oauth_gateway, turn.tenant)
+    oauth_gateway.fetch(turn, rooms())
+    bind(oauth_gateway, turn.tenant)  # bound again: a new value, so a new token
+    oauth_gateway.fetch(turn, rooms())
+    assert auth.token_requests == 2
+    with database.transaction() as session:
+        assert len(list(session.scalars(select(OAuthTokenRow)))) == 1
+    assert oauth_gateway.credentials.delete(turn.tenant, HOUSE, "authorization")
+    with database.transaction() as session:
+        assert list(session.scalars(select(OAuthTokenRow))) == []
+    assert oauth_gateway.fetch(turn, rooms())["status"] == 200
+    assert sent_authorizations(upstream)[-1] == ""  # nothing bound any more: nothing injected
+    assert auth.token_requests == 2
+
+
 def test_a_refused_client_ends_the_call_before_anything_is_sent(
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
 ) -> None:
