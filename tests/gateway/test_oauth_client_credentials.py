@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 from tests.gateway.conftest import SECRET_KEY, booking_request
 from tests.gateway.oauth_server import AuthorizationServerOnLoopback, Client, authorization_server
@@ -19,7 +21,7 @@ from tests.gateway.upstream_server import Upstream
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, tenant_rules
 from skillhouse.gateway.errors import CredentialError
-from skillhouse.gateway.oauth_client import client_credentials
+from skillhouse.gateway.oauth_client import ClientCredentials, client_credentials
 from skillhouse.store.database import Database, open_database
 from skillhouse.store.gateway_tables import (
     ApprovalRow,
@@ -280,6 +282,9 @@ def test_a_binding_refuses_what_it_cannot_use_naming_the_field() -> None:
         ({"client_secret": "two\nlines"}, "value", "secret-not-sendable"),
         ({"scopes": ["ok", "not ok"]}, "scopes[1]", "invalid-credential"),
         ({"resource": "not-a-uri"}, "resource", "invalid-credential"),
+        ({"resource": "http://[unclosed"}, "resource", "invalid-credential"),
+        ({"token_url": "https://[unclosed/token"}, "token_url", "invalid-credential"),
+        ({"token_url": "https://auth.example:99999/token"}, "token_url", "invalid-credential"),
         ({"auth_method": "private_key_jwt"}, "auth_method", "invalid-credential"),
     ]
     for change, field, code in cases:
@@ -288,3 +293,21 @@ def test_a_binding_refuses_what_it_cannot_use_naming_the_field() -> None:
         with pytest.raises(CredentialError) as raised:
             client_credentials(**given)
         assert (raised.value.details.get("field"), raised.value.code) == (field, code), change
+
+
+@settings(max_examples=300, deadline=None)
+@given(token_url=st.one_of(st.text(max_size=60), st.builds(lambda rest: f"https://{rest}", st.text(max_size=40))),
+       client_id=st.text(max_size=20), secret=st.text(max_size=20), scopes=st.lists(st.text(max_size=10), max_size=3),
+       resource=st.one_of(st.none(), st.text(max_size=30)), allow_http=st.booleans())  # fmt: skip
+def test_any_binding_input_is_accepted_and_round_trips_or_is_refused_with_a_field(
+    token_url: str, client_id: str, secret: str, scopes: list[str], resource: str | None, allow_http: bool
+) -> None:
+    try:
+        client = client_credentials(token_url, client_id, secret, scopes, resource=resource, allow_http=allow_http)
+    except CredentialError as refused:
+        assert refused.details.get("field") in {"token_url", "client_id", "value", "resource"} | {
+            f"scopes[{n}]" for n in range(len(scopes))}
+        assert refused.details.get("field") != "value" or "the client secret" in refused.message
+        return
+    assert ClientCredentials.unsealed(client.sealed()) == client
+    assert "client_secret=" not in repr(client)

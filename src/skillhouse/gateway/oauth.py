@@ -9,6 +9,8 @@ One fetch, however many callers: in a process, callers of one binding queue on a
 fetches; across processes, the fetch runs inside a transaction holding a lock on the binding (a
 PostgreSQL advisory lock; SQLite's write lock, taken at ``BEGIN IMMEDIATE``), and a caller that gets
 the lock after another fetched finds the new token in the row and uses it.
+The lock is held for the token request only (at most :data:`TOKEN_TIMEOUT`), once per token
+lifetime; on SQLite that is the database's one write lock, so other writes wait that long at worst.
 
 The client secret goes only to the token URL sealed with it (``gateway/oauth_client.py``), and that
 URL passes the egress rule too: its host may resolve only to public addresses unless the deployment

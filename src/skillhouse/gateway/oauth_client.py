@@ -72,6 +72,13 @@ def _refuse(field: str, why: str, code: str = "invalid-credential") -> Credentia
     return CredentialError(f"{field}: {why}", code=code, field=field)
 
 
+def _absolute(uri: str) -> bool:
+    try:
+        return bool(urlsplit(uri).scheme)
+    except ValueError:  # an unclosed IPv6 bracket, say
+        return False
+
+
 def check_token_url(token_url: str, allow_http: bool) -> str:
     """The token URL as given, once it is an absolute http(s) URL the client secret may go to."""
     text = token_url.strip()
@@ -110,7 +117,7 @@ def client_credentials(
     for name, value in (("audience", audience), ("resource", resource)):
         if value is not None and (not value or not _PRINTABLE.fullmatch(value) or len(value) > 2000):
             raise _refuse(name, "1 to 2000 printable ASCII characters")
-    if resource is not None and not urlsplit(resource).scheme:
+    if resource is not None and not _absolute(resource):
         raise _refuse("resource", "a resource indicator is an absolute URI (RFC 8707)")
     if auth_method not in AUTH_METHODS:
         raise _refuse("auth_method", f"one of {', '.join(AUTH_METHODS)}")
