@@ -60,7 +60,7 @@ def test_the_longest_sendable_value_is_accepted(client: TestClient, acme: Header
                      headers=acme)  # fmt: skip
     assert put.status_code == 200
     assert put.json() == {"origin": "https://api.example.com", "host": "api.example.com", "port": 443,
-                          "header": "authorization", "scheme": "bearer", "allow_http": False}  # fmt: skip
+                          "header": "authorization", "scheme": "bearer", "allow_http": False, "client": None}  # fmt: skip
     assert "t" * 8185 not in put.text
     assert [c["origin"] for c in client.get("/v1/credentials", headers=acme).json()["data"]] == ["https://api.example.com"]
 
@@ -84,5 +84,34 @@ def test_a_bare_host_still_means_https_on_port_443(client: TestClient, acme: Hea
     put = client.put("/v1/credentials", json={"host": "API.example.com", "scheme": "bearer", "value": "s3cret-value"},
                      headers=acme)  # fmt: skip
     assert put.json() == {"origin": "https://api.example.com", "host": "api.example.com", "port": 443,
-                          "header": "authorization", "scheme": "bearer", "allow_http": False}  # fmt: skip
+                          "header": "authorization", "scheme": "bearer", "allow_http": False, "client": None}  # fmt: skip
+    assert client.delete("/v1/credentials/api.example.com/authorization", headers=acme).status_code == 204
+
+
+def test_an_oauth_client_is_bound_write_only_and_its_fields_are_checked(client: TestClient, acme: Headers) -> None:
+    secret = "canary-api-client-secret-77c0"
+    body = {"origin": "https://api.example.com", "scheme": "oauth2-client-credentials", "value": secret,
+            "token_url": "https://auth.example.com/token", "client_id": "app", "scopes": ["read"]}  # fmt: skip
+    refusals = [
+        ({"token_url": None}, "token_url"),
+        ({"token_url": "http://auth.example.com/token"}, "token_url"),
+        ({"scopes": ["two words"]}, "scopes[0]"),
+        ({"header": "X-Api-Key"}, "header"),
+        ({"scheme": "bearer"}, "scheme"),  # OAuth fields on a static binding
+    ]
+    for change, path in refusals:
+        put = client.put("/v1/credentials", json={**body, **change}, headers=acme)
+        assert put.status_code == 422, change
+        assert [p["path"] for p in put.json()["error"]["problems"]] == [path]
+        assert secret not in put.text
+    put = client.put("/v1/credentials", json=body, headers=acme)
+    assert put.status_code == 200 and secret not in put.text
+    listed = client.get("/v1/credentials", headers=acme)
+    assert secret not in listed.text
+    assert listed.json()["data"] == [{
+        "origin": "https://api.example.com", "host": "api.example.com", "port": 443, "header": "authorization",
+        "scheme": "oauth2-client-credentials", "allow_http": False,
+        "client": {"token_url": "https://auth.example.com/token", "client_id": "app", "scopes": ["read"],
+                   "audience": None, "resource": None, "token_auth_method": "client_secret_basic"},
+    }]  # fmt: skip
     assert client.delete("/v1/credentials/api.example.com/authorization", headers=acme).status_code == 204

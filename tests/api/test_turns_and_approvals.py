@@ -203,7 +203,7 @@ def test_a_credential_is_write_only_and_never_shown(client: TestClient, acme: He
                                               "scheme": "bearer", "value": CANARY}, headers=acme)
     assert put.status_code == 200 and put.json() == {
         "origin": "http://hollowbrook.local:8084", "host": "hollowbrook.local", "port": 8084, "header": "authorization",
-        "scheme": "bearer", "allow_http": True}
+        "scheme": "bearer", "allow_http": True, "client": None}
     listed = client.get("/v1/credentials", headers=acme)
     assert listed.json()["data"] == [put.json()] and CANARY not in listed.text
     assert client.get("/v1/credentials", headers=globex).json()["data"] == []

@@ -38,3 +38,19 @@ def test_an_http_origin_needs_allow_http(env: dict[str, str]) -> None:
     assert listed.stdout == "http://10.0.0.5:8080\tauthorization\tbearer\tallow-http\n"
     deleted = CliRunner().invoke(app, ["credentials", "delete", "--tenant", "acme", "--origin", "http://10.0.0.5:8080"], env=env)
     assert deleted.exit_code == 0
+
+
+def test_an_oauth_client_is_bound_with_its_token_url_and_listed_without_its_secret(env: dict[str, str]) -> None:
+    secret = "canary-cli-client-secret-91ab"
+    oauth = ["--origin", "https://api.example.com", "--scheme", "oauth2-client-credentials", "--client-id", "app"]
+    assert _set(env, secret, *oauth)[1].startswith("error: invalid-credential: ")  # no --token-url
+    code, stderr = _set(env, secret, *oauth, "--token-url", "http://auth.example.com/token")
+    assert code == 1 and "http-needs-opt-in" in stderr
+    code, stderr = _set(env, secret, *oauth, "--token-url", "https://auth.example.com/token", "--scope", "read",
+                        "--scope", "write")  # fmt: skip
+    assert code == 0 and secret not in stderr
+    listed = CliRunner().invoke(app, ["credentials", "list", "--tenant", "acme"], env=env)
+    assert listed.stdout == ("https://api.example.com\tauthorization\toauth2-client-credentials\t"
+                             "https://auth.example.com/token\tapp\n")  # fmt: skip
+    code, stderr = _set(env, secret, "--origin", "https://api.example.com", "--token-url", "https://auth.example.com/t")
+    assert code == 1 and "invalid-credential" in stderr  # OAuth options with a static scheme

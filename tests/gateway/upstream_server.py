@@ -67,6 +67,8 @@ def handler_for(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
                 self._reply(201, {"charged": True})
             elif path == "/echo":
                 self._reply(200, seen, {"X-Echo-Auth": self.headers.get("Authorization", "")})
+            elif path == "/unauthorized":
+                self._reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
             elif path == "/redirect":
                 self._reply(302, {}, {"Location": "http://127.0.0.1:9/admin"})
             else:

@@ -1,7 +1,9 @@
 """``/v1/credentials`` and ``/v1/egress``: what the gateway adds to a tenant's requests, and where they may go.
 
 A credential is bound to (origin, header) and is write-only: ``PUT`` stores it encrypted, ``GET``
-lists bindings (origin, header, scheme) and never a value, ``DELETE`` removes one. The gateway injects
+lists bindings (origin, header, scheme) and never a value, ``DELETE`` removes one. Scheme
+``oauth2-client-credentials`` binds an OAuth 2.0 client instead of a token: ``value`` is the client
+secret, and the gateway fetches, caches and refreshes the access token (``gateway/oauth.py``). The gateway injects
 it after the egress rule passes, only into requests to that exact scheme, host and port (plain http
 only with ``allow_http``), overwriting a header of that name from the guest. A value the transport
 cannot send is refused here, with its code and field, rather than failing at call time. The egress
@@ -14,11 +16,18 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+)
 
 from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Binding, tenant_rules
+from skillhouse.gateway.errors import CredentialError
+from skillhouse.gateway.oauth_client import GRANT, client_credentials
 from skillhouse.registry.errors import NotFound
 
 router = APIRouter(prefix="/v1", tags=["credentials"])
@@ -39,14 +48,37 @@ class CredentialPut(BaseModel):
         description="`https://api.example.com[:port]` or `http://host[:port]` (with `allow_http`). A bare `host` or "
                     "`host:port` (also accepted as the field `host`) means https, port 443 unless given.",
     )  # fmt: skip
-    scheme: Literal["bearer", "basic", "header"] = Field(
-        description="`bearer`: `Authorization: Bearer <value>`; `basic`: value `user:password`; `header`: `<header>: <value>`.")
+    scheme: Literal["bearer", "basic", "header", "oauth2-client-credentials"] = Field(
+        description="`bearer`: `Authorization: Bearer <value>`; `basic`: value `user:password`; `header`: `<header>: <value>`; "
+                    "`oauth2-client-credentials`: value is the client secret, the gateway sends "
+                    "`Authorization: Bearer <access token>` fetched from `token_url`.")
     header: str | None = Field(default=None, pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$",
                                description="The header name for scheme `header` (an API-key header).")
     allow_http: bool = Field(default=False, description="Opt in to sending this secret over plain http (an `http://` origin).")
     value: str = Field(max_length=65536, json_schema_extra={"writeOnly": True},
                        description="The secret: printable ASCII, no leading or trailing space, a header value of at most "
                                    "8192 bytes. Stored encrypted; never returned, logged or shown.")
+    token_url: str | None = Field(default=None, max_length=2000,
+                                  description="`oauth2-client-credentials`: the token endpoint; https, or http with "
+                                              "`allow_http`. The client secret is sent nowhere else.")
+    client_id: str | None = Field(default=None, max_length=255, description="`oauth2-client-credentials`: the client id.")
+    scopes: list[str] = Field(default_factory=list, max_length=50, description="`oauth2-client-credentials`: scopes requested.")
+    audience: str | None = Field(default=None, max_length=2000, description="`oauth2-client-credentials`: `audience` sent.")
+    resource: str | None = Field(default=None, max_length=2000,
+                                 description="`oauth2-client-credentials`: RFC 8707 `resource` indicator sent.")
+    token_auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
+        default="client_secret_basic", description="`oauth2-client-credentials`: how the client authenticates.")
+
+
+class ClientOut(BaseModel):
+    """An OAuth 2.0 binding's client: everything but its secret."""
+
+    token_url: str
+    client_id: str
+    scopes: list[str]
+    audience: str | None
+    resource: str | None
+    token_auth_method: str
 
 
 class BindingOut(BaseModel):
@@ -56,8 +88,10 @@ class BindingOut(BaseModel):
     host: str
     port: int
     header: str = Field(description="Lowercased header name.")
-    scheme: Literal["bearer", "basic", "header"]
+    scheme: Literal["bearer", "basic", "header", "oauth2-client-credentials"]
     allow_http: bool = Field(description="Whether the origin is plain http, opted in to.")
+    client: ClientOut | None = Field(default=None, description="For `oauth2-client-credentials`: the client, never its secret; "
+                                                                  "null for a static binding.")
 
 
 class BindingList(BaseModel):
@@ -89,8 +123,32 @@ class TenantGates(BaseModel):
 
 
 def _out(binding: Binding) -> BindingOut:
+    shown = binding.client
+    client = None if shown is None else ClientOut(
+        token_url=shown.token_url, client_id=shown.client_id, scopes=list(shown.scopes), audience=shown.audience,
+        resource=shown.resource, token_auth_method=shown.auth_method,
+    )  # fmt: skip
     return BindingOut(origin=binding.origin.text, host=binding.host, port=binding.origin.port, header=binding.header,
-                      scheme=binding.scheme, allow_http=binding.allow_http)
+                      scheme=binding.scheme, allow_http=binding.allow_http, client=client)
+
+
+def _put(tenant: str, body: CredentialPut, gateway: GatewayDep) -> Binding:
+    oauth = (body.token_url, body.client_id, body.audience, body.resource)
+    if body.scheme != GRANT:
+        if any(v is not None for v in oauth) or body.scopes:
+            raise CredentialError(f"token_url, client_id, scopes, audience and resource belong to scheme {GRANT} only",
+                                  field="scheme")  # fmt: skip
+        return gateway.credentials.put(tenant, body.origin, body.scheme, body.value, body.header, body.allow_http)
+    if body.header is not None:
+        raise CredentialError(f"a {GRANT} binding always sets Authorization; leave header out", field="header")
+    for name in ("token_url", "client_id"):
+        if getattr(body, name) is None:
+            raise CredentialError(f"{name} is required for scheme {GRANT}", field=name)
+    client = client_credentials(
+        body.token_url or "", body.client_id or "", body.value, body.scopes, body.audience, body.resource,
+        body.token_auth_method, body.allow_http,
+    )  # fmt: skip
+    return gateway.credentials.put_client_credentials(tenant, body.origin, client, body.allow_http)
 
 
 @router.put("/credentials", responses=gateway_responses())
@@ -98,8 +156,9 @@ def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -
     """Bind a secret to (origin, header) for the calling tenant, replacing an earlier one.
 
     Refused with a code and the field: `invalid-origin`, `origin-scheme-refused`, `http-needs-opt-in`,
-    `allow-http-mismatch`, `secret-not-sendable`, `secret-too-long`, `invalid-credential`."""
-    return _out(gateway.credentials.put(tenant.id, body.origin, body.scheme, body.value, body.header, body.allow_http))
+    `allow-http-mismatch`, `secret-not-sendable`, `secret-too-long`, `invalid-credential` (with the field:
+    `token_url`, `client_id`, `scopes[n]`, `audience`, `resource` for an OAuth 2.0 client)."""
+    return _out(_put(tenant.id, body, gateway))
 
 
 @router.get("/credentials", responses=gateway_responses())

@@ -178,17 +178,38 @@ _ORIGIN_HELP = "https://host[:port], http://host[:port] (with --allow-http), or 
 def credentials_set(
     tenant: Tenant,
     origin: Annotated[str, typer.Option("--origin", "--host", help=_ORIGIN_HELP)],
-    scheme: Annotated[str, typer.Option("--scheme", help="bearer, basic (user:password) or header.")] = "bearer",
+    scheme: Annotated[str, typer.Option(
+        "--scheme", help="bearer, basic (user:password), header, or oauth2-client-credentials (the secret is the client "
+                         "secret; the gateway fetches the access token from --token-url).")] = "bearer",
     header: Annotated[str | None, typer.Option("--header", help="Header name for --scheme header.")] = None,
     allow_http: Annotated[bool, typer.Option("--allow-http", help="Opt in to sending it over plain http.")] = False,
-) -> None:
+    token_url: Annotated[str | None, typer.Option("--token-url", help="OAuth 2.0: the token endpoint.")] = None,
+    client_id: Annotated[str | None, typer.Option("--client-id", help="OAuth 2.0: the client id.")] = None,
+    scope: Annotated[list[str] | None, typer.Option("--scope", help="OAuth 2.0: a scope to request (repeat).")] = None,
+    audience: Annotated[str | None, typer.Option("--audience", help="OAuth 2.0: the audience to request.")] = None,
+    resource: Annotated[str | None, typer.Option("--resource", help="OAuth 2.0: an RFC 8707 resource indicator.")] = None,
+    token_auth: Annotated[str, typer.Option(
+        "--token-auth", help="OAuth 2.0: client_secret_basic or client_secret_post.")] = "client_secret_basic",
+) -> None:  # fmt: skip
     """Bind a secret, read from standard input (or a hidden prompt), to (tenant, origin, header)."""
+    from skillhouse.gateway.oauth_client import GRANT, client_credentials  # lazily, as in _gateway()
+
+    oauth = scheme == GRANT
+    if not oauth and (token_url or client_id or scope or audience or resource):
+        raise _fail("invalid-credential", f"--token-url, --client-id, --scope, --audience and --resource need --scheme {GRANT}")
+    if oauth and not (token_url and client_id):
+        raise _fail("invalid-credential", f"--scheme {GRANT} needs --token-url and --client-id")
     if sys.stdin.isatty():
-        secret = typer.prompt("secret", hide_input=True)
+        secret = typer.prompt("client secret" if oauth else "secret", hide_input=True)
     else:
         secret = sys.stdin.readline().rstrip("\r\n")
     with _gateway() as gateway:
-        binding = gateway.credentials.put(tenant, origin, scheme, secret, header, allow_http)
+        if oauth:
+            client = client_credentials(token_url or "", client_id or "", secret, scope or [], audience, resource,
+                                        token_auth, allow_http)  # fmt: skip
+            binding = gateway.credentials.put_client_credentials(tenant, origin, client, allow_http)
+        else:
+            binding = gateway.credentials.put(tenant, origin, scheme, secret, header, allow_http)
     print(f"bound {binding.scheme} credential to {binding.origin.text} ({binding.header})", file=sys.stderr)
 
 
@@ -198,7 +219,8 @@ def credentials_list(tenant: Tenant) -> None:
     with _gateway() as gateway:
         for binding in gateway.credentials.list(tenant):
             opt_in = "\tallow-http" if binding.allow_http else ""
-            print(f"{binding.origin.text}\t{binding.header}\t{binding.scheme}{opt_in}")
+            client = "" if binding.client is None else f"\t{binding.client.token_url}\t{binding.client.client_id}"
+            print(f"{binding.origin.text}\t{binding.header}\t{binding.scheme}{opt_in}{client}")
 
 
 @credentials_app.command("delete")

@@ -1,8 +1,9 @@
 """Credentials bound per tenant, origin and header: encrypted at rest, written but never read back.
 
-A credential is one of three schemes: ``bearer`` (``Authorization: Bearer <secret>``), ``basic``
-(``Authorization: Basic base64(<user:password>)``) or ``header`` (``<header>: <secret>``, an API-key
-header). The header value is encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under the key in
+A credential is one of four schemes: ``bearer`` (``Authorization: Bearer <secret>``), ``basic``
+(``Authorization: Basic base64(<user:password>)``), ``header`` (``<header>: <secret>``, an API-key
+header) or ``oauth2-client-credentials`` (``Authorization: Bearer <access token>``, the token fetched
+with the client configuration the value holds: ``gateway/oauth.py``). The header value is encrypted with Fernet (AES-128-CBC + HMAC-SHA256) under the key in
 ``SKILLHOUSE_SECRET_KEY``. The only reader is the gateway, which injects the value after the egress
 rule passes and hands the secret's spellings to the redactor; the API lists bindings, never values.
 
@@ -15,6 +16,7 @@ request's host is scrubbed from its answer, whatever the scheme or port.
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,13 +30,16 @@ from sqlalchemy.exc import IntegrityError
 from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError, GatewayUnavailable
+from skillhouse.gateway.oauth_client import GRANT, ClientCredentials, ClientShown
 from skillhouse.json_types import one_of
 from skillhouse.store.database import Database
-from skillhouse.store.gateway_tables import CredentialRow
+from skillhouse.store.gateway_tables import CredentialRow, OAuthTokenRow
 from skillhouse.store.prepared import DriverTransaction, Prepared
 
-CredentialScheme = Literal["bearer", "basic", "header"]
-SCHEMES: tuple[CredentialScheme, ...] = get_args(CredentialScheme)
+CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials"]
+SCHEMES: tuple[CredentialScheme, ...] = ("bearer", "basic", "header")
+"""The static schemes; :data:`GRANT` bindings are written with :meth:`CredentialStore.put_client_credentials`."""
+ALL_SCHEMES: tuple[CredentialScheme, ...] = get_args(CredentialScheme)
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # fullmatch: ``$`` would let a final line break through
 _TABLE = cast(Table, CredentialRow.__table__)
 CREDENTIAL_COLUMNS = (_TABLE.c.origin_scheme, _TABLE.c.port, _TABLE.c.allow_http, _TABLE.c.header, _TABLE.c.scheme, _TABLE.c.value)
@@ -49,6 +54,8 @@ class Binding:
     header: str
     scheme: CredentialScheme
     allow_http: bool = False
+    client: ClientShown | None = None
+    """For an OAuth 2.0 binding: its client, all but the secret."""
 
     @property
     def host(self) -> str:
@@ -62,6 +69,10 @@ class Injection:
     header: str
     value: str
     secrets: tuple[str, ...]
+    grant: ClientCredentials | None = None
+    """An OAuth 2.0 binding: ``value`` is empty until the gateway fetches the token (``gateway/oauth.py``)."""
+    binding: str = ""
+    """For a grant: a digest of the stored value, naming the token cached for it."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,8 @@ def header_value(scheme: str, secret: str) -> tuple[str, tuple[str, ...]]:
 
 def secrets_of(scheme: str, value: str) -> tuple[str, ...]:
     """Recover the secret strings from a stored header value (for redaction)."""
+    if scheme == GRANT:
+        return (ClientCredentials.unsealed(value).client_secret,)
     if scheme == "bearer":
         secret = value.removeprefix("Bearer ")
     elif scheme == "basic":
@@ -128,6 +141,17 @@ class CredentialStore:
             )
         return self._fernet
 
+    def seal(self, text: str) -> str:
+        return self._cipher().encrypt(text.encode()).decode()
+
+    def unseal(self, text: str, what: str) -> str:
+        try:
+            return self._cipher().decrypt(text.encode()).decode()
+        except InvalidToken:
+            raise GatewayUnavailable(
+                f"{what} cannot be decrypted with this SKILLHOUSE_SECRET_KEY", code="credential-undecryptable"
+            ) from None
+
     def put(self, tenant: str, origin: str, scheme: str, secret: str, header: str | None = None,
             allow_http: bool = False) -> Binding:  # fmt: skip
         """Bind ``secret`` to (tenant, origin, header), replacing any earlier one; refuse what cannot be sent."""
@@ -142,17 +166,39 @@ class CredentialStore:
             raise CredentialError("header must be a valid HTTP header name", field="header")
         value, _ = header_value(scheme, secret)
         check_sendable(secret, value)
-        encrypted = self._cipher().encrypt(value.encode()).decode()
-        row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port, "header": name.lower()}
+        self._write(tenant, where, name.lower(), scheme, self.seal(value), allow_http)
+        return Binding(where, name.lower(), one_of(scheme, ALL_SCHEMES, "scheme"), allow_http)
+
+    def put_client_credentials(self, tenant: str, origin: str, client: ClientCredentials, allow_http: bool = False) -> Binding:
+        """Bind an OAuth 2.0 client to (tenant, origin, ``authorization``): the gateway fetches, caches and
+        injects its access token as ``Authorization: Bearer``. ``client`` comes from ``client_credentials()``."""
+        where = parse_origin(origin)
+        check_opt_in(where, allow_http)
+        self._write(tenant, where, "authorization", GRANT, self.seal(client.sealed()), allow_http)
+        return Binding(where, "authorization", GRANT, allow_http, client.shown())
+
+    def _write(self, tenant: str, where: Origin, header: str, scheme: str, encrypted: str, allow_http: bool) -> None:
+        row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port, "header": header}
         for _attempt in range(3):
             try:
                 with self.database.transaction() as session:
-                    session.execute(delete(CredentialRow).where(*(getattr(CredentialRow, k) == v for k, v in row.items())))
+                    self._forget(session, tenant, row)
                     session.add(CredentialRow(**row, allow_http=allow_http, scheme=scheme, value=encrypted))
                 break
             except IntegrityError:
                 continue  # a concurrent writer bound the same header first; replace theirs
-        return Binding(where, name.lower(), one_of(scheme, SCHEMES, "scheme"), allow_http)
+
+    @staticmethod
+    def _forget(session: Any, tenant: str, row: dict[str, Any]) -> bool:
+        """Delete the binding ``row`` names and any access token cached for it."""
+        where = [getattr(CredentialRow, k) == v for k, v in row.items()]
+        earlier = list(session.scalars(select(CredentialRow.value).where(*where)))
+        if earlier:
+            session.execute(delete(OAuthTokenRow).where(
+                OAuthTokenRow.tenant_id == tenant, OAuthTokenRow.binding.in_([binding_digest(v) for v in earlier])
+            ))  # fmt: skip
+        result = session.execute(delete(CredentialRow).where(*where))
+        return bool(getattr(result, "rowcount", 0))
 
     def list(self, tenant: str) -> list[Binding]:
         with self.database.transaction() as session:
@@ -161,22 +207,19 @@ class CredentialStore:
                 .where(CredentialRow.tenant_id == tenant)
                 .order_by(CredentialRow.host, CredentialRow.origin_scheme, CredentialRow.port, CredentialRow.header)
             )
-            return [Binding(Origin(r.origin_scheme, r.host, r.port), r.header, one_of(r.scheme, SCHEMES, "scheme"), r.allow_http) for r in rows]
+            return [
+                Binding(Origin(r.origin_scheme, r.host, r.port), r.header, one_of(r.scheme, ALL_SCHEMES, "scheme"), r.allow_http,
+                        ClientCredentials.unsealed(self.unseal(r.value, "an OAuth binding")).shown() if r.scheme == GRANT else None)
+                for r in rows
+            ]  # fmt: skip
 
     def delete(self, tenant: str, origin: str, header: str) -> bool:
         """Remove the binding of ``origin`` (a bare host meaning https, as in :meth:`put`) and ``header``."""
         where = parse_origin(origin)
+        row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port,
+               "header": header.lower()}  # fmt: skip
         with self.database.transaction() as session:
-            result = session.execute(
-                delete(CredentialRow).where(
-                    CredentialRow.tenant_id == tenant,
-                    CredentialRow.host == where.host,
-                    CredentialRow.origin_scheme == where.scheme,
-                    CredentialRow.port == where.port,
-                    CredentialRow.header == header.lower(),
-                )
-            )
-            return bool(getattr(result, "rowcount", 0))
+            return self._forget(session, tenant, row)
 
     def for_target_later(
         self, transaction: DriverTransaction, tenant: str, target: Target
@@ -196,6 +239,10 @@ class CredentialStore:
             value, spelled = self._opened(header, scheme, encrypted)
             secrets.extend(spelled)
             if injects(origin_scheme, int(port), bool(allow_http), target):
+                if scheme == GRANT:
+                    grant = ClientCredentials.unsealed(value)
+                    injections.append(Injection(header, "", spelled, grant, binding_digest(encrypted)))
+                    continue
                 if unsendable(value) is not None:
                     raise CredentialError(
                         f"the credential for {target.authority} ({header}) cannot be sent as a header; bind it again",
@@ -205,11 +252,10 @@ class CredentialStore:
         return HostCredentials(injections, tuple(secrets))
 
     def _decrypt(self, header: str, scheme: str, encrypted: str) -> tuple[str, tuple[str, ...]]:
-        try:
-            value = self._cipher().decrypt(encrypted.encode()).decode()
-        except InvalidToken:
-            raise GatewayUnavailable(
-                f"a credential ({header}) cannot be decrypted with this SKILLHOUSE_SECRET_KEY",
-                code="credential-undecryptable",
-            ) from None
+        value = self.unseal(encrypted, f"a credential ({header})")
         return value, secrets_of(scheme, value)
+
+
+def binding_digest(encrypted: str) -> str:
+    """Names the access token of one stored binding value; a new value (bound again) gets a new name."""
+    return hashlib.sha256(encrypted.encode()).hexdigest()

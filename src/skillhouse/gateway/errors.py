@@ -30,6 +30,8 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     │                                 ``tenant-busy``; may have been sent (``sent: true``): ``upstream-failed``,
     │                                 ``upstream-deadline-exceeded``, ``upstream-response-too-large``,
     │                                 ``upstream-encoding-refused`` (the last two with the upstream's ``status``)
+    ├── CredentialUnavailable         (ExternalFailure) ``credential-unavailable``: an OAuth token endpoint gave no token
+    │                                 (``token_endpoint``); nothing was sent upstream
     │ Signal: not an error
     └── ApprovalRequired              ``approval-required``: held for a person (``approval_id``)
 
@@ -156,6 +158,15 @@ class CredentialError(GatewayError, CallerError):
     be sent (``credential-not-sendable``)."""
 
     code = "invalid-credential"
+
+
+class CredentialUnavailable(GatewayError, ExternalFailure):
+    """``credential-unavailable``: the token endpoint of an OAuth 2.0 binding gave no access token (refused the
+    client, failed, or is not allowed by the egress rule; ``token_endpoint`` names it). Nothing was sent
+    upstream, the request's idempotency key is released and an approval it used is given back, so the same
+    call may be made again once the binding or the token endpoint is fixed."""
+
+    code = "credential-unavailable"
 
 
 class GatewayUnavailable(GatewayError, Unavailable):

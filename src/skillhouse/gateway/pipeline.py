@@ -21,7 +21,7 @@ audit row once, after it is decided.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,7 +29,7 @@ from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog, finishing, opening
 from skillhouse.gateway.canonical import METHODS, CanonicalRequest, canonical_request
 from skillhouse.gateway.commitment import commitment, idempotency_key, identity_values
-from skillhouse.gateway.credentials import CredentialStore
+from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.egress import (
     EgressDecision,
     EgressPolicy,
@@ -40,6 +40,7 @@ from skillhouse.gateway.egress import (
 )
 from skillhouse.gateway.errors import (
     ApprovalRequired,
+    CredentialError,
     GatewayError,
     GatewayFault,
     UpstreamFailed,
@@ -48,6 +49,7 @@ from skillhouse.gateway.errors import (
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
 from skillhouse.gateway.key_review import KeyReview
 from skillhouse.gateway.matching import BoundReleases, Match
+from skillhouse.gateway.oauth import TokenBroker
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.stored_state import StoredStateReader
 from skillhouse.gateway.tenant_slots import TenantSlots
@@ -130,6 +132,7 @@ class Gateway:
         self.database = database
         self.config = config or GatewayConfig()
         self.credentials = CredentialStore(database, secret_key)
+        self.tokens = TokenBroker(database, self.credentials, self.config.private_reach, resolver)
         self.approvals = ApprovalStore(database, self.config.approval_ttl_seconds)
         self.keys = IdempotencyStore(database, self.config.keys)
         self.audit = AuditLog(database)
@@ -207,7 +210,6 @@ class Gateway:
         policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, private_hosts)
         call.decision = decide_egress(call.target, policy, resolve, self.resolver)
         call.match = match
-        redactor = Redactor(stored.secrets)  # every secret of the host, whatever its origin's scheme or port
         injected = {injection.header for injection in injections}
         canonical = request.document(frozenset(name.lower() for name in injected))
         committed = commitment(canonical)
@@ -246,6 +248,17 @@ class Gateway:
                 self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
                 return {**claim.response, "replayed": True}
             claimed, call.audit_row = claim, claim.audit_row
+        try:
+            # OAuth access tokens are fetched only now: after the egress rule, the gate and the claim
+            injections = self.tokens.resolve(turn.tenant, injections)
+        except CredentialError:
+            if key is not None:
+                self.keys.release(turn.tenant, key)
+            if approval_id is not None:
+                self.approvals.give_back(turn.tenant, approval_id)
+            raise
+        # every secret of the host, whatever its origin's scheme or port, and the access tokens sent now
+        redactor = Redactor(stored.secrets + tuple(s for injection in injections for s in injection.secrets))
         left_out = {name.lower() for name in injected}
         headers = {name: value for name, value in request.headers if name not in left_out}
         headers.update({injection.header: injection.value for injection in injections})
@@ -282,6 +295,8 @@ class Gateway:
             else:
                 self.keys.complete(claimed, turn.tenant, withheld, finishing(self._entry(call, "allowed", **outcome)))
             return withheld
+        if response.status == 401:
+            self._refused_tokens(turn.tenant, injections, original=stored.injections)
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
@@ -291,6 +306,16 @@ class Gateway:
         entry = self._entry(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
         self.keys.complete(claimed, turn.tenant, answer, finishing(entry))
         return answer
+
+    def _refused_tokens(self, tenant: str, sent: list[Injection], original: Sequence[Injection]) -> None:
+        """The upstream refused the request: forget the access tokens it carried (revoked early, perhaps),
+        so the next call fetches new ones. This call is not retried: it was answered."""
+        for before in original:
+            if before.grant is None:
+                continue
+            for after in sent:
+                if after.header == before.header and after.value.startswith("Bearer "):
+                    self.tokens.forget(tenant, before.binding, after.value.removeprefix("Bearer "))
 
     @staticmethod
     def _answer(response: UpstreamResponse, redactor: Redactor) -> FetchAnswer:

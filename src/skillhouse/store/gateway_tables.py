@@ -43,7 +43,8 @@ def _one_of(column: str, values: tuple[str, ...]) -> str:
 
 
 class CredentialRow(Base):
-    """A secret bound to (tenant, origin, header): ``value`` is the encrypted header value.
+    """A secret bound to (tenant, origin, header): ``value`` is the encrypted header value, or for
+    ``oauth2-client-credentials`` the encrypted client configuration the header's token is fetched with.
 
     The origin is ``origin_scheme`` + ``host`` + ``port``; an http origin exists only with its
     ``allow_http`` opt-in, which the database itself enforces.
@@ -52,7 +53,9 @@ class CredentialRow(Base):
     __tablename__ = "gateway_credentials"
     __table_args__ = (
         UniqueConstraint("tenant_id", "host", "origin_scheme", "port", "header", name="uq_gateway_credentials_origin"),
-        CheckConstraint("scheme IN ('bearer', 'basic', 'header')", name="ck_gateway_credentials_scheme"),
+        CheckConstraint(
+            "scheme IN ('bearer', 'basic', 'header', 'oauth2-client-credentials')", name="ck_gateway_credentials_scheme"
+        ),
         CheckConstraint("origin_scheme IN ('http', 'https')", name="ck_gateway_credentials_origin_scheme"),
         CheckConstraint("origin_scheme = 'https' OR allow_http", name="ck_gateway_credentials_http_opt_in"),
     )
@@ -64,9 +67,25 @@ class CredentialRow(Base):
     port: Mapped[int] = mapped_column(Integer, server_default="443")
     allow_http: Mapped[bool] = mapped_column(Boolean, server_default=false())
     header: Mapped[str] = mapped_column(String(128))
-    scheme: Mapped[str] = mapped_column(String(16))
+    scheme: Mapped[str] = mapped_column(String(32))
     value: Mapped[str] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class OAuthTokenRow(Base):
+    """An access token fetched for an OAuth 2.0 binding, shared by every replica until ``expires_at``.
+
+    ``binding`` is a digest of the binding's encrypted value, so binding the client again (a new
+    value) orphans the old token rather than reusing it. ``access_token`` is encrypted like a credential.
+    """
+
+    __tablename__ = "gateway_oauth_tokens"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    binding: Mapped[str] = mapped_column(String(64), primary_key=True)
+    access_token: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[float] = mapped_column(Float)
+    fetched_at: Mapped[float] = mapped_column(Float)
 
 
 class AllowedHostRow(Base):
