@@ -29,6 +29,8 @@ MODULE_BASES: set[type[SkillhouseError]] = {GatewayError, GuestNotReady}
 
 LEFT_OUTSIDE = {
     # control flow inside one package: each is caught there and becomes part of a result, never raised to a caller
+    "skillhouse.openapi.document.Unresolved": "a reference an operation cannot do without; the wizard catches it and reports a located problem",
+    "skillhouse.openapi.document._Refused": "a document a reference names cannot be loaded; caught in the same module and turned into a located reference problem",
     "skillhouse.openapi.parameters.Skip": "an OpenAPI operation the wizard cannot offer; becomes a skipped entry of the import report",
     "skillhouse.openapi.yaml_events.Unsupported": "YAML the fast loader leaves to PyYAML; document.py falls back on it",
     "skillhouse.openapi.json_block._Unsure": "the JSON block finder's fallback within its module",

@@ -40,7 +40,6 @@ from skillhouse.gateway.egress import (
 )
 from skillhouse.gateway.errors import (
     ApprovalRequired,
-    CredentialError,
     GatewayError,
     GatewayFault,
     UpstreamFailed,
@@ -251,7 +250,7 @@ class Gateway:
         try:
             # OAuth access tokens are fetched only now: after the egress rule, the gate and the claim
             injections = self.tokens.resolve(turn.tenant, injections)
-        except CredentialError:
+        except GatewayError:  # CredentialUnavailable, or a binding that cannot be read: nothing was sent
             if key is not None:
                 self.keys.release(turn.tenant, key)
             if approval_id is not None:
