@@ -21,8 +21,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 import typer
 
-from skillhouse.settings import Settings
-
 if TYPE_CHECKING:
     from skillhouse.gateway import Gateway
 
@@ -48,6 +46,7 @@ def _fail(code: str, message: str, status: int = 1) -> typer.Exit:
 def _gateway() -> Iterator[Gateway]:
     # imported here, not at the top: the gateway and SQLAlchemy would add ~0.4 s to every command's start-up
     from skillhouse.gateway import GatewayError, make_gateway
+    from skillhouse.settings import Settings
     from skillhouse.store import open_database
 
     try:
