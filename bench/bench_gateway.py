@@ -67,9 +67,15 @@ class _Bookings(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class _Upstream(ThreadingHTTPServer):
+    # 16 clients connect at once, and on a loaded machine the accept loop may not run for a while: with
+    # the default backlog of 5 the kernel resets connections, a failure of the bench, not of either path
+    request_queue_size = 128
+
+
 def _serve() -> None:
     """The upstream process: print the port, serve until stdin closes."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Bookings)
+    server = _Upstream(("127.0.0.1", 0), _Bookings)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(server.server_address[1], flush=True)
