@@ -58,9 +58,9 @@ def run() -> str:
         pkg = generate(Path(tmp))
         times = []
         for _ in range(3):
-            start = time.perf_counter()
+            start = time.process_time()
             compiled, errors = compile_dir(pkg)
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
             assert compiled is not None and not errors, errors[:3]
         tracemalloc.start()
         compile_dir(pkg)
@@ -71,7 +71,7 @@ def run() -> str:
     return (
         "## Compile: a generated package of 1,000 operations\n\n"
         "| measure | value |\n|---|---|\n"
-        f"| read + check + compile + hash (median of 3) | {median * 1000:.0f} ms ({median / OPERATIONS * 1e6:.0f} µs per operation) |\n"
+        f"| read + check + compile + hash (CPU time, median of 3) | {median * 1000:.0f} ms ({median / OPERATIONS * 1e6:.0f} µs per operation) |\n"
         f"| peak memory allocated while compiling (tracemalloc) | {peak / 1e6:.1f} MB |\n"
         f"| canonical release size | {size / 1e6:.2f} MB |\n"
     )

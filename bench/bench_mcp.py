@@ -57,10 +57,10 @@ async def _per_call(call: Callable[[], Awaitable[object]], seconds: float = 1.0)
     rounds: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(rounds) < 5:
-        started = time.perf_counter()
+        started = time.process_time()
         for _ in range(10):
             await call()
-        rounds.append((time.perf_counter() - started) / 10)
+        rounds.append((time.process_time() - started) / 10)
     return statistics.median(rounds)
 
 
@@ -119,10 +119,11 @@ def run() -> str:
     rows = "\n".join(f"| {name} | {seconds * 1000:.2f} | {(seconds - base) * 1000:+.2f} |" for name, seconds in times.items())
     return (
         "## MCP server (`skillhouse mcp`)\n\n"
-        f"Median per call of `{TOOL}` (in-process guest, gateway on SQLite, Hollowbrook on loopback):\n\n"
+        f"CPU time of this process, median per call of `{TOOL}` (in-process guest, gateway on SQLite, Hollowbrook on "
+        "loopback in this process, so its CPU is counted too):\n\n"
         "| path | ms per call | added by MCP (ms) |\n|---|---:|---:|\n"
         f"{rows}\n\n"
-        f"Start: `skillhouse mcp --http 0` to its announced URL in a new process: {start:.2f} s (median of 3).\n"
+        f"Start: `skillhouse mcp --http 0` to its announced URL in a new process: {start:.2f} s wall time (median of 3).\n"
     )
 
 

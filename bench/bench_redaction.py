@@ -21,15 +21,15 @@ def bodies() -> dict[str, str]:
 def run() -> str:
     redactor = Redactor([SECRET, f"Bearer {SECRET}"])
     lines = ["## bench_redaction", "", f"One bearer credential ({len(forms_of(SECRET).literals)} precomputed spellings, "
-             "computed once per secret); the secret echoed once in the middle of the body; median of 5.", "",
+             "computed once per secret); the secret echoed once in the middle of the body; CPU time, median of 5.", "",
              "| body | size | redact + withhold check |", "|---|---|---|"]  # fmt: skip
     for label, body in bodies().items():
         echoed = body[: len(body) // 2] + SECRET + body[len(body) // 2 :]
         times = []
         for _ in range(5):
-            started = time.perf_counter()
+            started = time.process_time()
             answer = redactor.answer(200, {"Location": f"https://x.example/cb?t={SECRET}"}, echoed)
-            times.append(time.perf_counter() - started)
+            times.append(time.process_time() - started)
             assert answer["body"].count(REDACTED) == 1
         lines.append(f"| {label} | {len(echoed) / 1e6:.2f} MB | {statistics.median(times) * 1000:.0f} ms |")
     return "\n".join(lines) + "\n"

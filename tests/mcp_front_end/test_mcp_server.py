@@ -34,6 +34,9 @@ from typer.testing import CliRunner
 from skillhouse.cli import app
 from skillhouse.cli.mcp_command import BindError, BoundTurn, open_turn
 from skillhouse.examples import HollowbrookHTTPServer
+from skillhouse.host.guest_state import Progress
+from skillhouse.host.wasm_build import GuestBuildError
+from skillhouse.host.wasm_runner import LoadedComponent, loaded_component
 from skillhouse.mcp.server import TurnTools, listening_socket, mcp_server, serve_http
 from skillhouse.registry.releases import publish_version
 from skillhouse.registry.skills import put_version, validate_version
@@ -429,3 +432,47 @@ def test_without_a_tenant_the_turn_is_the_tokens_tenant_and_a_bad_token_is_refus
     with pytest.raises(BindError) as refused:
         open_turn(Settings.from_env(env), [SKILL], token="not-a-token")
     assert refused.value.code == "malformed-token"
+
+
+BUILD_STEPS = [
+    "building the guest component with componentize-py (first run only)",
+    "compiling the guest component to native code with wasmtime (first run on this machine)",
+]
+
+
+def first_build(progress: Progress) -> LoadedComponent:
+    """A cache without the component: the build announces its steps as the real one does (it takes minutes),
+    then the suite's cached component is what it made."""
+    for step in BUILD_STEPS:
+        progress(step)
+    return loaded_component()
+
+
+def failed_build(progress: Progress) -> LoadedComponent:
+    progress(BUILD_STEPS[0])
+    raise GuestBuildError("build-failed", "componentize-py failed for agent_app.py:\nno space left on device")
+
+
+def test_a_wasm_guest_not_built_yet_shows_each_build_step_on_stderr_before_serving(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bound = open_turn(Settings.from_env(env), [SKILL], TENANT, guest="wasm", load=first_build)
+    try:
+        tools = TurnTools(bound.gateway, bound.turn, bound.guest)
+        assert "hollowbrook_create_booking" in {tool["name"] for tool in tools.definitions}
+    finally:
+        bound.close()
+    shown = capsys.readouterr()
+    assert shown.err.splitlines() == [f"skillhouse mcp: {step}" for step in BUILD_STEPS]
+    assert shown.out == ""  # stdout is the MCP stdio channel: nothing else may be written there
+
+
+def test_a_failed_guest_build_is_refused_with_its_code_after_the_step_it_failed_in(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(BindError) as refused:
+        open_turn(Settings.from_env(env), [SKILL], TENANT, guest="wasm", load=failed_build)
+    assert refused.value.code == "guest-unavailable"
+    assert "no space left on device" in refused.value.message and "--guest inprocess" in refused.value.message
+    assert capsys.readouterr().err.splitlines() == [f"skillhouse mcp: {BUILD_STEPS[0]}"]
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -13,18 +14,20 @@ from skillhouse.json_types import ReleaseDocument, ToolAnswer, ToolDefinition
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer.models import CommandInfo
 
     from skillhouse.skill import SkillError
 
-app = typer.Typer(
-    name="skillhouse",
-    help="HTTP operations declared in skill files, offered to LLM agents as tools.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+_APP_SETTINGS: dict[str, Any] = {
+    "name": "skillhouse",
+    "help": "HTTP operations declared in skill files, offered to LLM agents as tools.",
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
     # plain help and usage errors: rich's help rendering alone would double `skillhouse --help`'s start-up
-    rich_markup_mode=None,
-)
+    "rich_markup_mode": None,
+}
+app = typer.Typer(**_APP_SETTINGS)
 
 
 class _LazyConsole:
@@ -113,9 +116,8 @@ def tools(
     ] = None,
 ) -> None:
     """Print the tool definitions as JSON: neutral, or as PROVIDER's API accepts them."""
-    # here: start-up time (see _compiled_or_exit)
+    # here: start-up time (see _compiled_or_exit); a cached release needs no more than neutral_tool
     from skillhouse.compiler import neutral_tool
-    from skillhouse.compiler.profiles import ProfileError, listing_problem, provider_tools
 
     document = _release_document(path)
     definitions = [neutral_tool(op) for op in document["operations"]]
@@ -125,6 +127,8 @@ def tools(
             raise typer.Exit(2)
         print(json.dumps(definitions, indent=2, ensure_ascii=False))
         return
+    from skillhouse.compiler.profiles import ProfileError, listing_problem, provider_tools
+
     # With native deferral the provider's tool search replaces the guest's load_tools.
     eager = [t for t in _guest_eager_tools() if t["name"] != "load_tools"] if deferred else []
     try:
@@ -271,7 +275,8 @@ def import_openapi_command(
     state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
     if curation_refused:
         state = "NOT passing check: curation.yaml has problems (above)"
-    err.print(f"wrote {target} ({state})")
+    # plain print: rich (~20 ms of start-up) is for the live progress bar on a terminal only
+    print(f"wrote {target} ({state})", file=sys.stderr)
 
 
 @app.command("export")
@@ -376,6 +381,36 @@ def _add_gateway_commands() -> None:
 _add_gateway_commands()
 
 
+def command_app(args: Sequence[str]) -> typer.Typer:
+    """The app as ``skillhouse ARGS`` needs it: only the command (or command group) ``args`` starts with.
+
+    Before running a command, Typer turns every registered command into a click command (reading each
+    signature and its annotations), which costs each start-up more than the command's own imports on a
+    small input. The narrowed app parses and helps exactly as the full one for that command (a callback
+    that does nothing keeps it a group, so ``skillhouse NAME ...`` reads the same); anything else, such
+    as ``--help`` or an unknown name, gets the full app, which lists and suggests every command.
+    """
+    name = args[0] if args else ""
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    narrow = typer.Typer(**_APP_SETTINGS, callback=_no_group_options)
+    narrow.registered_commands = commands
+    narrow.registered_groups = groups
+    return narrow
+
+
+def _command_name(command: CommandInfo) -> str:
+    # Typer's own rule for a command registered without a name
+    function_name = getattr(command.callback, "__name__", "")
+    return command.name or function_name.lower().replace("_", "-")
+
+
+def _no_group_options() -> None:
+    """The top-level group takes no options of its own."""
+
+
 def main() -> None:
-    app()
+    command_app(sys.argv[1:])()
 

@@ -20,7 +20,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 import typer
 
-from skillhouse.cli.environment import settings_or_exit
 from skillhouse.json_types import JsonObject
 
 if TYPE_CHECKING:
@@ -47,6 +46,7 @@ def _fail(code: str, message: str, status: int = 1) -> typer.Exit:
 @contextmanager
 def _gateway() -> Iterator[Gateway]:
     # imported here, not at the top: the gateway and SQLAlchemy would add ~0.4 s to every command's start-up
+    from skillhouse.cli.environment import settings_or_exit
     from skillhouse.gateway import GatewayError, make_gateway
     from skillhouse.store import open_database
 
@@ -75,6 +75,8 @@ def _tenant(gateway: Gateway, tenant: str | None) -> str:
 
     if tenant:
         return tenant
+    from skillhouse.cli.environment import settings_or_exit
+
     token = settings_or_exit().token
     if not token:
         raise _fail("no-tenant", "give --tenant T or set SKILLHOUSE_TOKEN to one of the tenant's API tokens", 2)

@@ -17,11 +17,12 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillhouse.errors import CallerError, SkillhouseError, Unavailable
 from skillhouse.gateway import Gateway, make_gateway
 from skillhouse.host.calls import GuestUnavailable, run_call
+from skillhouse.host.guest_state import Load, Progress
 from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.json_types import ProblemDocument
 from skillhouse.registry.errors import RegistryError
@@ -29,6 +30,9 @@ from skillhouse.registry.tokens import TokenRejected, authenticate
 from skillhouse.registry.turns import Turn, bind_turn
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
+
+if TYPE_CHECKING:
+    from skillhouse.host.wasm_runner import LoadedComponent
 
 SKILL_REF = re.compile(r"^(?P<skill>[^@\s]+)@(?P<version>[^@\s]+)$")
 PROFILE = "mcp"
@@ -114,8 +118,12 @@ def choose_tenant(database: Database, tenant: str | None, token: str | None) -> 
 
 
 def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None,
-              token: str | None = None, guest: str | None = None) -> BoundTurn:
-    """Bind the turn as the API does, build the settings' gateway, check the guest runner starts."""
+              token: str | None = None, guest: str | None = None, *, load: Load | None = None) -> BoundTurn:
+    """Bind the turn as the API does, build the settings' gateway, check the guest runner starts.
+
+    A wasm guest is made ready by ``load`` (the agent component from the cache, built first when
+    missing), which tells each slow step to the progress lines on stderr.
+    """
     wanted = parse_skill_refs(refs)
     kind = guest or settings.guest
     if kind not in RUNNER_KINDS:
@@ -125,13 +133,14 @@ def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None
     except Exception as exc:  # a bad URL, an unreachable server or a failed migration: all said the same way
         raise StoreUnavailable(f"cannot open the store at {settings.database_url}: {exc}") from None
     try:
-        return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind)
+        return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind, load)
     except BaseException:
         database.dispose()
         raise
 
 
-def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str) -> BoundTurn:
+def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str,
+          load: Load | None) -> BoundTurn:
     gateway = make_gateway(settings, database)  # GatewayUnavailable: said by its code like the rest
     try:
         with database.transaction() as session:
@@ -146,7 +155,7 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
     skill = turn.releases[0]["skill"]
     try:
         if kind == "wasm":
-            _prepare_wasm_guest()
+            _prepare_wasm_guest(load or _load_agent)
         run_call(gateway, turn.tenant, turn.id, turn.releases, "read_object", {"path": f"skill/{skill}"}, guest=kind)
     except GuestUnavailable:
         gateway.close()
@@ -154,19 +163,25 @@ def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]],
     return bound
 
 
-def _prepare_wasm_guest() -> None:
+def _prepare_wasm_guest(load: Load) -> None:
     """Load (or first build, for minutes) the wasm guest before serving, saying so on stderr, not stdout."""
     # imported here so wasmtime loads only when the wasm guest serves
     from skillhouse.host.wasm_build import GuestBuildError
-    from skillhouse.host.wasm_runner import loaded_component
 
     def progress(step: str) -> None:
         print(f"skillhouse mcp: {step}", file=sys.stderr, flush=True)
 
     try:
-        loaded_component(progress=progress)
+        load(progress)
     except GuestBuildError as exc:
         raise GuestUnavailable("wasm", exc.message) from None
+
+
+def _load_agent(progress: Progress) -> LoadedComponent:
+    """The agent component from the default cache, built and compiled first when it is not there."""
+    from skillhouse.host.wasm_runner import loaded_component
+
+    return loaded_component(progress=progress)
 
 
 def _problem_line(problem: ProblemDocument, refs: Sequence[str]) -> str:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from skillhouse.compiler.annotations import operation_annotations
+from skillhouse.compiler.annotations import neutral_tool
 from skillhouse.compiler.canonical import canonical_json
 from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.eager_tools import EAGER_NAMES
@@ -25,7 +25,7 @@ from skillhouse.compiler.operation import (
     parse_gate,
 )
 from skillhouse.compiler.profiles import compatibility_report
-from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument, ToolDefinition
+from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.package import SkillPackage
@@ -145,18 +145,6 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     }
     document["digest"] = release_digest(document)
     return CompiledSkill(tuple(operations), document), []
-
-
-def neutral_tool(op: OperationDecl | OperationDocument) -> ToolDefinition:
-    """The provider-neutral tool definition of an operation: name, description, parameters, and
-    annotations (title and behaviour hints) that profiles translate, such as MCP's."""
-    if isinstance(op, OperationDecl):
-        name, method, identity = op.name, op.method, op.identity
-        tool = {"name": op.tool_name, "description": op.description, "parameters": op.schema}
-    else:
-        name, method, identity = op["name"], op["method"], op.get("identity") or ()
-        tool = {"name": op["tool_name"], "description": op["description"], "parameters": op["schema"]}
-    return {**tool, "annotations": operation_annotations(name, method, identity)}
 
 
 def _reason(approval: Any) -> JsonObject:
