@@ -28,7 +28,7 @@ from skillhouse.compiler.model import Argument
 from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
 from skillhouse.gateway import Gateway, TurnContext
 from skillhouse.gateway.canonical import CanonicalRequest
-from skillhouse.gateway.credentials import SCHEMES, Binding, CredentialScheme
+from skillhouse.gateway.credentials import ALL_SCHEMES, Binding, CredentialScheme
 from skillhouse.gateway.matching import BoundOperation, Match
 from skillhouse.guest.translation import build_request, translate
 from skillhouse.host.calls import run_agent, run_call
@@ -139,7 +139,7 @@ def test_api_models_offer_exactly_the_vocabulary_of_the_layer_below(model: Any, 
 def test_the_vocabulary_tuples_are_their_literals() -> None:
     assert (
         get_args(ProfileName), get_args(State), get_args(CredentialScheme), get_args(RunnerKind)
-    ) == (PROFILES, STATES, SCHEMES, RUNNER_KINDS)
+    ) == (PROFILES, STATES, ALL_SCHEMES, RUNNER_KINDS)
     assert Profile is ProfileName
 
 
