@@ -30,8 +30,11 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     │                                 ``tenant-busy``; may have been sent (``sent: true``): ``upstream-failed``,
     │                                 ``upstream-deadline-exceeded``, ``upstream-response-too-large``,
     │                                 ``upstream-encoding-refused`` (the last two with the upstream's ``status``)
+    ├── RateLimitNotFound             ``rate-limit-not-found`` (NotFoundError): deleting a limit that is not set
     │ Signal: not an error
-    └── ApprovalRequired              ``approval-required``: held for a person (``approval_id``)
+    ├── ApprovalRequired              ``approval-required``: held for a person (``approval_id``)
+    └── RateLimited                   ``rate-limited``: not sent; call again after ``retry_after`` seconds
+                                      (``limit`` names the limit, or the upstream that asked for the wait)
 
 An answer whose echo of a bound secret cannot be redacted in place is not an exception: the request
 ran, so the answer itself becomes ``{"error": {"code": "response-withheld", "status", "message"}}``
@@ -52,6 +55,7 @@ from skillhouse.errors import (
     CallerError,
     ConflictError,
     ExternalFailure,
+    NotFoundError,
     RunFailure,
     Signal,
     SkillhouseError,
@@ -170,3 +174,21 @@ class GatewayFault(GatewayError, RunFailure):
     unresolved when its lease ends, so the request is never resent; check the upstream before calling again."""
 
     code = "gateway-failure"
+
+
+class RateLimited(GatewayError, Signal):
+    """Not an error: a rate limit of the tenant (``limit`` says which) or an upstream's own ``Retry-After`` for
+    this host holds the call back. Nothing was sent, no idempotency key was claimed and an approval used for it
+    is owed again; the identical call made after ``retry_after`` seconds runs."""
+
+    code = "rate-limited"
+
+    def __init__(self, message: str, retry_after: int, limit: str) -> None:
+        super().__init__(message, retry_after=retry_after, limit=limit)
+        self.retry_after = retry_after
+
+
+class RateLimitNotFound(GatewayError, NotFoundError):
+    """No such limit for this tenant (``rate-limit-not-found``)."""
+
+    code = "rate-limit-not-found"

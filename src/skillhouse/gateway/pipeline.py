@@ -4,7 +4,8 @@
 only is refused here, before anything is read from the store or claimed); 2. the egress rule (resolve
 once, check, keep the address); 3. match it to a bound operation; 4. find its credentials; 5. a
 completed idempotency key answers at once; 6. an approval gate holds it unless an approval for exactly
-this request is used now; 7. claim the idempotency key; 8. send to the checked address with
+this request is used now; 6a. the tenant's rate limits and the waits upstreams asked for admit it
+(``gateway/limits.py``; a limited call gives back the approval it used and claims nothing); 7. claim the idempotency key; 8. send to the checked address with
 credentials and ``Idempotency-Key`` injected; 9. redact the answer, store it under the key, audit the
 decision. Every step reads the canonical request, and the upstream receives exactly its bytes (its
 request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract and
@@ -42,11 +43,13 @@ from skillhouse.gateway.errors import (
     ApprovalRequired,
     GatewayError,
     GatewayFault,
+    RateLimited,
     UpstreamFailed,
     UpstreamUnresolved,
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
 from skillhouse.gateway.key_review import KeyReview
+from skillhouse.gateway.limits import RateLimits
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.stored_state import StoredStateReader
@@ -65,7 +68,7 @@ from skillhouse.store.database import Database
 log = logging.getLogger("skillhouse.gateway")
 
 _NOT_RETURNED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"})
-_REFUSED = frozenset({"egress-refused", "approval-denied", "invalid-request", "duplicate-header", "duplicate-json-key"})
+_REFUSED = frozenset({"egress-refused", "approval-denied", "rate-limited", "invalid-request", "duplicate-header", "duplicate-json-key"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ class Gateway:
         self.stored = StoredStateReader(database, self.credentials, self.keys)
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
+        self.limits = RateLimits(database)
 
     def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
@@ -228,6 +232,12 @@ class Gateway:
                 raise ApprovalRequired(
                     f"{request.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
+        try:
+            self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None, call.target.host)
+        except RateLimited:
+            if approval_id is not None:
+                self.approvals.give_back(turn.tenant, approval_id)  # not sent: still owed to the request it approved
+            raise
         claimed: Claimed | None = None
         if key is not None:
             operation_name = call.match.operation.qualified if call.match else ""
@@ -282,6 +292,7 @@ class Gateway:
             else:
                 self.keys.complete(claimed, turn.tenant, withheld, finishing(self._entry(call, "allowed", **outcome)))
             return withheld
+        self.limits.note_answer(turn.tenant, call.target.host, response.status, response.headers)
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
