@@ -12,7 +12,7 @@ from tests.gateway.conftest import booking_request, gateway_for
 from tests.gateway.test_approvals import charge
 from tests.gateway.upstream_server import Upstream
 
-from skillhouse.gateway import Gateway, GatewayError, TurnContext
+from skillhouse.gateway import Gateway, GatewayError, TurnContext, parse_target
 from skillhouse.gateway.errors import RateLimited
 from skillhouse.gateway.limits import RateLimits, gcra, retry_after_seconds
 from skillhouse.store.database import Database, open_database
@@ -137,3 +137,20 @@ def test_deleting_a_limit_that_is_not_set_is_not_found(database: Database) -> No
     with pytest.raises(GatewayError) as missing:
         RateLimits(database).delete("acme", "tenant", "")
     assert missing.value.code == "rate-limit-not-found"
+
+
+def test_the_stored_state_read_says_when_a_limit_may_apply_so_others_pay_no_admission(gateway: Gateway) -> None:
+    target = parse_target("http://hollowbrook.local:8084/bookings")
+
+    def may_be_limited() -> bool:
+        return gateway.stored.read("acme", target, None).may_be_limited
+
+    assert may_be_limited() is False
+    gateway.limits.set("acme", "host", "elsewhere.example", 1, 60)
+    gateway.limits.set("globex", "tenant", "", 1, 60)
+    assert may_be_limited() is False
+    gateway.limits.set("acme", "host", "hollowbrook.local", 1, 60)
+    assert may_be_limited() is True
+    gateway.limits.delete("acme", "host", "hollowbrook.local")
+    gateway.limits.note_answer("acme", "hollowbrook.local", 429, {"Retry-After": "30"})
+    assert may_be_limited() is True

@@ -12,7 +12,8 @@ request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_u
 never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
 
 Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
-decision needs (tenant allow-list and gates, credentials, the key's row: ``gateway/stored_state.py``);
+decision needs (tenant allow-list and gates, credentials, the key's row, whether a rate limit may apply:
+``gateway/stored_state.py``); when one may, the admission (``gateway/limits.py``);
 the claim, which also opens the request's audit row, committed durably before anything is sent; and
 the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
 On PostgreSQL each of the three is one statement, one round trip. A request without a key writes its
@@ -233,7 +234,8 @@ class Gateway:
                     f"{request.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
         try:
-            self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None, call.target.host)
+            if stored.may_be_limited:  # read with the rest: a tenant without limits or waits makes no more round trips
+                self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None, call.target.host)
         except RateLimited:
             if approval_id is not None:
                 self.approvals.give_back(turn.tenant, approval_id)  # not sent: still owed to the request it approved
