@@ -22,7 +22,7 @@ def test_a_call_over_a_limit_answers_rate_limited_is_not_sent_and_claims_no_key(
     acme, turn_id = tenant("acme", "")
     put = client.put(LIMITS, json=BOOKING_LIMIT, headers=acme)
     assert put.status_code == 200, put.text
-    assert client.get(LIMITS, headers=acme).json() == {"data": [BOOKING_LIMIT], "upstream_waits": []}
+    assert client.get(LIMITS, headers=acme).json() == {"data": [{**BOOKING_LIMIT, "concurrent": None}], "upstream_waits": []}
     assert book(client, acme, turn_id, "Ada")["status"] == 201
     limited = book(client, acme, turn_id, "Grace")["error"]
     assert (limited["code"], limited["limit"]) == ("rate-limited", "operation hollowbrook.create_booking")

@@ -132,13 +132,50 @@ def test_an_upstream_429_with_retry_after_holds_the_tenants_later_calls_to_that_
     ("operation", BOOKING, 0, 1.0, "requests"),
     ("operation", BOOKING, 1, 0.0, "window_seconds"),
     ("operation", BOOKING, 1, float("inf"), "window_seconds"),
+    ("operation", BOOKING, None, None, "requests"),
+    ("operation", BOOKING, 5, None, "window_seconds"),
 ])
-def test_a_bad_limit_is_refused_naming_its_field(database: Database, scope: str, subject: str, requests: int,
-                                                 window: float, field: str) -> None:
+def test_a_bad_limit_is_refused_naming_its_field(database: Database, scope: str, subject: str, requests: int | None,
+                                                 window: float | None, field: str) -> None:
     with pytest.raises(GatewayError) as refused:
         RateLimits(database).set("acme", scope, subject, requests, window)
     assert (refused.value.code, refused.value.details["field"]) == ("invalid-request", field)
     assert RateLimits(database).limits("acme") == []
+
+
+def test_a_concurrent_call_limit_holds_across_two_replicas_and_frees_when_the_call_ends(
+    database_url: str, upstream: Upstream, turn: TurnContext
+) -> None:
+    replicas = [open_database(database_url) for _ in range(2)]
+    gateways = [gateway_for(replica, upstream) for replica in replicas]
+    gateways[0].limits.set(turn.tenant, "host", "hollowbrook.local", None, None, concurrent=1)
+    upstream.recorder.hold = threading.Event()
+    answers: list[dict[str, object]] = []
+    first = threading.Thread(target=lambda: answers.append(gateways[0].fetch(turn, booking_request("Ada"))))
+    first.start()
+    try:
+        assert upstream.recorder.received.wait(10)
+        busy = gateways[1].fetch(turn, booking_request("Grace"))
+        assert (busy["error"]["code"], busy["error"]["retry_after"]) == ("rate-limited", 1)
+    finally:
+        upstream.recorder.hold.set()
+        first.join(10)
+    assert answers[0]["status"] == 201
+    assert gateways[1].fetch(turn, booking_request("Grace"))["status"] == 201
+    assert [b["guest_name"] for b in upstream.recorder.bookings] == ["Ada", "Grace"]
+    for gateway, replica in zip(gateways, replicas, strict=True):
+        gateway.close()
+        replica.dispose()
+
+
+def test_a_lease_left_by_a_replica_that_died_mid_call_expires(database: Database) -> None:
+    limits = RateLimits(database)
+    limits.set("acme", "tenant", "", None, None, concurrent=1)
+    limits.admit("acme", None, "a.example", now=1000.0, lease_seconds=70.0)  # never released: the replica died
+    with pytest.raises(RateLimited):
+        limits.admit("acme", None, "a.example", now=1069.0)
+    limits.release(limits.admit("acme", None, "a.example", now=1071.0))
+    limits.admit("acme", None, "a.example", now=1072.0)
 
 
 def test_deleting_a_limit_that_is_not_set_is_not_found(database: Database) -> None:

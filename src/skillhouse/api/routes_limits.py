@@ -1,6 +1,6 @@
 """``/v1/limits``: the calling tenant's rate limits, and the waits its upstreams asked for.
 
-A limit is ``requests`` per ``window_seconds`` on all of the tenant's calls (``scope`` ``tenant``), on
+A limit is ``requests`` per ``window_seconds``, ``concurrent`` calls in flight, or both, on all of the tenant's calls (``scope`` ``tenant``), on
 the calls matching one operation (``operation``, subject ``skill.operation``) or on the calls to one
 host (``host``, subject the host name). Every replica enforces it from the next call on (GCRA with its
 state in the database, ``gateway/limits.py``); a call over a limit is not sent and answers the model
@@ -31,15 +31,19 @@ class LimitIn(BaseModel):
     scope: Scope = Field(description="`tenant` (every call), `operation` (one tool) or `host` (one upstream host).")
     subject: str = Field(default="", max_length=255,
                          description="Empty for `tenant`; `skill.operation` for `operation`; the host name for `host`.")
-    requests: int = Field(ge=1, le=MAX_REQUESTS, description="Calls admitted per window (also the largest burst).")
-    window_seconds: float = Field(gt=0, le=MAX_WINDOW_SECONDS, description="The window, in seconds.")
+    requests: int | None = Field(default=None, ge=1, le=MAX_REQUESTS,
+                                 description="Calls admitted per window (also the largest burst); with `window_seconds`.")
+    window_seconds: float | None = Field(default=None, gt=0, le=MAX_WINDOW_SECONDS, description="The window, in seconds.")
+    concurrent: int | None = Field(default=None, ge=1, le=MAX_REQUESTS,
+                                   description="Calls in flight at once, across replicas.")
 
 
 class LimitOut(BaseModel):
     scope: Scope
     subject: str
-    requests: int
-    window_seconds: float
+    requests: int | None
+    window_seconds: float | None
+    concurrent: int | None
 
 
 class WaitOut(BaseModel):
@@ -69,7 +73,8 @@ def list_limits(tenant: AdminDep, gateway: GatewayDep) -> LimitList:
 @router.put("", responses=gateway_responses())
 def put_limit(body: LimitIn, tenant: AdminDep, gateway: GatewayDep) -> LimitOut:
     """Set (or change) one limit; every replica holds calls to it from the next call on."""
-    return _out(gateway.limits.set(tenant.id, body.scope, body.subject, body.requests, body.window_seconds))
+    return _out(gateway.limits.set(tenant.id, body.scope, body.subject, body.requests, body.window_seconds,
+                                   body.concurrent))
 
 
 @router.delete("", status_code=204, response_class=Response, responses=gateway_responses(404))

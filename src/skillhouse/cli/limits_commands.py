@@ -28,7 +28,7 @@ def limits_list(tenant: Tenant) -> None:
     """One line per limit (scope, subject, requests per window), then one per upstream wait in force."""
     with _gateway() as gateway:
         for limit in gateway.limits.limits(tenant):
-            print(f"{limit.scope}\t{limit.subject or '-'}\t{limit.requests} per {limit.window_seconds:g} s")
+            print(f"{limit.scope}\t{limit.subject or '-'}\t{limit.shown}")
         for wait in gateway.limits.waits(tenant):
             print(f"upstream-wait\t{wait.host}\tanswered {wait.status}\tuntil {wait.until:.0f}")
 
@@ -37,15 +37,16 @@ def limits_list(tenant: Tenant) -> None:
 def limits_set(
     tenant: Tenant,
     scope: Scope,
-    requests: Annotated[int, typer.Option("--requests", help="Calls admitted per window (also the largest burst).")],
-    window: Annotated[float, typer.Option("--window", help="The window, in seconds.")],
     subject: Subject = "",
+    requests: Annotated[int | None, typer.Option("--requests", help="Calls admitted per window (also the largest "
+                                                                    "burst); with --window.")] = None,
+    window: Annotated[float | None, typer.Option("--window", help="The window, in seconds.")] = None,
+    concurrent: Annotated[int | None, typer.Option("--concurrent", help="Calls in flight at once.")] = None,
 ) -> None:
-    """Set (or change) a limit: REQUESTS calls per WINDOW seconds."""
+    """Set (or change) a limit: REQUESTS calls per WINDOW seconds, CONCURRENT calls at once, or both."""
     with _gateway() as gateway:
-        limit = gateway.limits.set(tenant, scope, subject, requests, window)
-    print(f"set the {limit.name} limit of tenant {tenant}: {limit.requests} per {limit.window_seconds:g} s",
-          file=sys.stderr)
+        limit = gateway.limits.set(tenant, scope, subject, requests, window, concurrent)
+    print(f"set the {limit.name} limit of tenant {tenant}: {limit.shown}", file=sys.stderr)
 
 
 @limits_app.command("delete")

@@ -1,8 +1,8 @@
 """Rate limits that hold across replicas, and an upstream's own ``Retry-After`` honoured for later calls.
 
-A tenant sets limits of ``requests`` per ``window_seconds`` on all of its calls (scope ``tenant``), on the
-calls matching one operation (``operation``, ``skill.operation``: one tool) or on the calls to one host
-(``host``). Every applicable limit must admit a call before it is sent; a call any of them refuses is
+A tenant sets limits of ``requests`` per ``window_seconds``, of ``concurrent`` calls in flight, or both, on
+all of its calls (scope ``tenant``), on the calls matching one operation (``operation``, ``skill.operation``:
+one tool) or on the calls to one host (``host``). Every applicable limit must admit a call before it is sent; a call any of them refuses is
 not sent and answers ``rate-limited`` with ``retry_after`` seconds, and the limits that did admit it are
 not charged (one transaction: all or nothing).
 
@@ -15,6 +15,12 @@ replicas on one PostgreSQL queue on the row lock and never admit on a value anot
 on SQLite (one process) the single writer does the same. The engine is the database the replicas
 already share: it needs no second service to run, watch and secure, and the check is one locked read and
 one update in a transaction that does not wait on anything but other admissions of the same tenant.
+
+A concurrent-call limit counts leases: admitting a call under one inserts a lease row (in the same
+transaction, under the same row lock), and the call deletes it when it ends, however it ends. A replica
+that dies mid-call leaves its leases to expire after the upstream deadline and :data:`LEASE_MARGIN_SECONDS`,
+so a crash costs capacity for that long, never forever. A call refused for concurrency is told to retry in
+one second: when a call in flight will end is not known.
 
 An upstream that answers ``429`` or ``503`` with ``Retry-After`` has asked for a wait: it is recorded
 per tenant and host (an upstream's limit is usually its credential's, and credentials are per tenant),
@@ -34,7 +40,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Literal, cast
 
-from sqlalchemy import Executable, and_, delete, or_, select, update
+from sqlalchemy import Executable, and_, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -42,7 +48,7 @@ from sqlalchemy.orm import Session
 from skillhouse.gateway.errors import InvalidRequest, RateLimited, RateLimitNotFound
 from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
-from skillhouse.store.limit_tables import LIMIT_SCOPES, RateLimitRow, UpstreamWaitRow
+from skillhouse.store.limit_tables import LIMIT_SCOPES, CallLeaseRow, RateLimitRow, UpstreamWaitRow
 
 Scope = Literal["tenant", "operation", "host"]
 MAX_REQUESTS = 1_000_000
@@ -50,16 +56,20 @@ MAX_WINDOW_SECONDS = 31 * 24 * 3600.0
 MAX_UPSTREAM_WAIT_SECONDS = 3600.0
 """The longest wait an upstream's ``Retry-After`` imposes: a hostile or broken upstream cannot stop a host for days."""
 WAIT_STATUSES = frozenset({429, 503})
+LEASE_MARGIN_SECONDS = 30.0
+"""How long past the upstream deadline a dead replica's lease still counts."""
 
 
 @dataclass(frozen=True)
 class RateLimit:
-    """``requests`` per ``window_seconds`` on a tenant's calls in ``scope`` (``subject``: the operation or host)."""
+    """``requests`` per ``window_seconds`` and/or ``concurrent`` calls in flight on a tenant's calls in ``scope``
+    (``subject``: the operation or host)."""
 
     scope: Scope
     subject: str
-    requests: int
-    window_seconds: float
+    requests: int | None
+    window_seconds: float | None
+    concurrent: int | None = None
 
     @property
     def name(self) -> str:
@@ -67,7 +77,13 @@ class RateLimit:
 
     def document(self) -> JsonObject:
         return {"scope": self.scope, "subject": self.subject, "requests": self.requests,
-                "window_seconds": self.window_seconds}
+                "window_seconds": self.window_seconds, "concurrent": self.concurrent}
+
+    @property
+    def shown(self) -> str:
+        rate = f"{self.requests} per {self.window_seconds:g} s" if self.requests and self.window_seconds else ""
+        concurrent = f"{self.concurrent} at once" if self.concurrent else ""
+        return ", ".join(part for part in (rate, concurrent) if part)
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,8 @@ def retry_after_seconds(value: str, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
-def checked_limit(scope: str, subject: str, requests: int, window_seconds: float) -> RateLimit:
+def checked_limit(scope: str, subject: str, requests: int | None, window_seconds: float | None,
+                  concurrent: int | None = None) -> RateLimit:
     """The limit these values describe, or :class:`InvalidRequest` naming the field at fault."""
     if scope not in LIMIT_SCOPES:
         raise InvalidRequest(f"scope {scope!r} is not one of {', '.join(LIMIT_SCOPES)}", field="scope", reason="unknown-scope")
@@ -119,16 +136,31 @@ def checked_limit(scope: str, subject: str, requests: int, window_seconds: float
     if len(subject) > 255 or any(c.isspace() or c in "/?#@" for c in subject):
         raise InvalidRequest(f"subject {subject[:60]!r} is not an operation or a host name", field="subject",
                              reason="subject-invalid")
-    if isinstance(requests, bool) or not 1 <= requests <= MAX_REQUESTS:
+    if requests is None and window_seconds is None and concurrent is None:
+        raise InvalidRequest("give requests and window_seconds, concurrent, or both", field="requests", reason="missing")
+    if (requests is None) != (window_seconds is None):
+        missing = "window_seconds" if window_seconds is None else "requests"
+        raise InvalidRequest("a rate needs both requests and window_seconds", field=missing, reason="missing")
+    if requests is not None and (isinstance(requests, bool) or not 1 <= requests <= MAX_REQUESTS):
         raise InvalidRequest(f"requests must be 1 to {MAX_REQUESTS}", field="requests", reason="out-of-range")
-    if not (math.isfinite(window_seconds) and 0 < window_seconds <= MAX_WINDOW_SECONDS):
+    if window_seconds is not None and not (math.isfinite(window_seconds) and 0 < window_seconds <= MAX_WINDOW_SECONDS):
         raise InvalidRequest(f"window_seconds must be above 0 and at most {MAX_WINDOW_SECONDS:.0f} (31 days)",
                              field="window_seconds", reason="out-of-range")
-    return RateLimit(cast(Scope, scope), subject, requests, float(window_seconds))
+    if concurrent is not None and (isinstance(concurrent, bool) or not 1 <= concurrent <= MAX_REQUESTS):
+        raise InvalidRequest(f"concurrent must be 1 to {MAX_REQUESTS}", field="concurrent", reason="out-of-range")
+    window = None if window_seconds is None else float(window_seconds)
+    return RateLimit(cast(Scope, scope), subject, requests, window, concurrent)
 
 
 def _limit(row: RateLimitRow) -> RateLimit:
-    return RateLimit(cast(Scope, row.scope), row.subject, row.requests, row.window_seconds)
+    return RateLimit(cast(Scope, row.scope), row.subject, row.requests, row.window_seconds, row.concurrent)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admitting a call took: the leases (ids) it holds until :meth:`RateLimits.release`."""
+
+    leases: tuple[int, ...] = ()
 
 
 class RateLimits:
@@ -137,10 +169,12 @@ class RateLimits:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def set(self, tenant: str, scope: str, subject: str, requests: int, window_seconds: float) -> RateLimit:
+    def set(self, tenant: str, scope: str, subject: str, requests: int | None, window_seconds: float | None,
+            concurrent: int | None = None) -> RateLimit:
         """Set (or change) a limit; it holds for the next call on every replica."""
-        limit = checked_limit(scope, subject, requests, window_seconds)
-        values = {"requests": limit.requests, "window_seconds": limit.window_seconds, "updated_at": time.time()}
+        limit = checked_limit(scope, subject, requests, window_seconds, concurrent)
+        values = {"requests": limit.requests, "window_seconds": limit.window_seconds, "concurrent": limit.concurrent,
+                  "updated_at": time.time()}
         row = {"tenant_id": tenant, "scope": limit.scope, "subject": limit.subject, "tat": 0.0, **values}
         with self.database.transaction() as session:
             session.execute(_upsert(session, RateLimitRow, row, ["tenant_id", "scope", "subject"], values))
@@ -171,9 +205,11 @@ class RateLimits:
                                    .order_by(UpstreamWaitRow.host))
             return [UpstreamWait(row.host, row.until, row.status) for row in rows]
 
-    def admit(self, tenant: str, operation: str | None, host: str, now: float | None = None) -> None:
+    def admit(self, tenant: str, operation: str | None, host: str, now: float | None = None,
+              lease_seconds: float = 60.0) -> Admission:
         """Charge every limit that applies to this call, or none: :class:`RateLimited` when one refuses it or
-        the host asked for a wait that has not passed."""
+        the host asked for a wait that has not passed. The leases taken (``lease_seconds`` at most) are given
+        back with :meth:`release` when the call ends."""
         clock = now is None
         now = time.time() if now is None else now
         applies = [RateLimitRow.scope == "tenant", and_(RateLimitRow.scope == "host", RateLimitRow.subject == host)]
@@ -193,16 +229,38 @@ class RateLimits:
                 now = time.time()  # after the row locks: a replica that waited for them decides on the time it got them
             admitted: list[tuple[RateLimitRow, float]] = []
             for row in rows:
-                ok, value = gcra(row.tat, now, row.requests, row.window_seconds)
-                if not ok:
-                    limit = _limit(row)
-                    raise RateLimited(f"the {limit.name} limit of {limit.requests} requests per {limit.window_seconds:g} s "
-                                      "is reached; nothing was sent", _whole_seconds(value), limit.name)
-                admitted.append((row, value))
+                limit = _limit(row)
+                if row.requests is not None and row.window_seconds is not None:
+                    ok, value = gcra(row.tat, now, row.requests, row.window_seconds)
+                    if not ok:
+                        raise RateLimited(f"the {limit.name} limit of {limit.requests} requests per "
+                                          f"{limit.window_seconds:g} s is reached; nothing was sent",
+                                          _whole_seconds(value), limit.name)
+                    admitted.append((row, value))
+                if row.concurrent is not None and self._in_flight(session, tenant, row, now) >= row.concurrent:
+                    raise RateLimited(f"the {limit.name} limit of {row.concurrent} calls at once is reached; "
+                                      "nothing was sent", 1, limit.name)
             for row, tat in admitted:
                 session.execute(update(RateLimitRow).where(
                     RateLimitRow.tenant_id == tenant, RateLimitRow.scope == row.scope,
                     RateLimitRow.subject == row.subject).values(tat=tat))
+            leases = tuple(session.execute(insert(CallLeaseRow).values(
+                tenant_id=tenant, scope=row.scope, subject=row.subject, expires_at=now + lease_seconds,
+            ).returning(CallLeaseRow.id)).scalar_one() for row in rows if row.concurrent is not None)
+        return Admission(leases)
+
+    @staticmethod
+    def _in_flight(session: Session, tenant: str, row: RateLimitRow, now: float) -> int:
+        """The live leases of ``row``'s limit (its row is locked: no lease of it is taken meanwhile); expired ones go."""
+        same = (CallLeaseRow.tenant_id == tenant, CallLeaseRow.scope == row.scope, CallLeaseRow.subject == row.subject)
+        session.execute(delete(CallLeaseRow).where(*same, CallLeaseRow.expires_at <= now))
+        return int(session.scalar(select(func.count()).select_from(CallLeaseRow).where(*same)) or 0)
+
+    def release(self, admission: Admission) -> None:
+        """The call has ended: its leases no longer count."""
+        if admission.leases:
+            with self.database.transaction(durable=False) as session:
+                session.execute(delete(CallLeaseRow).where(CallLeaseRow.id.in_(admission.leases)))
 
     def note_answer(self, tenant: str, host: str, status: int, headers: dict[str, str], now: float | None = None) -> None:
         """Record the wait an upstream's ``429``/``503`` answer asks for with ``Retry-After`` (nothing otherwise)."""

@@ -50,7 +50,7 @@ from skillhouse.gateway.errors import (
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
 from skillhouse.gateway.key_review import KeyReview
-from skillhouse.gateway.limits import RateLimits
+from skillhouse.gateway.limits import LEASE_MARGIN_SECONDS, Admission, RateLimits
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.stored_state import StoredStateReader
@@ -120,6 +120,8 @@ class _Call:
     match: Match | None = None
     audit_row: int | None = None
     """The audit row opened with the idempotency claim, finished when the request ends."""
+    admission: Admission | None = None
+    """The leases concurrent-call limits counted this call by, given back when it ends however it ends."""
 
 
 class Gateway:
@@ -174,6 +176,9 @@ class Gateway:
             decision = "held" if refusal.code == "approval-required" else "refused" if refusal.code in _REFUSED else "error"
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
+        finally:
+            if call.admission is not None and call.admission.leases:
+                self.limits.release(call.admission)
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
         entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
@@ -235,7 +240,9 @@ class Gateway:
                 )
         try:
             if stored.may_be_limited:  # read with the rest: a tenant without limits or waits makes no more round trips
-                self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None, call.target.host)
+                call.admission = self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None,
+                                                   call.target.host,
+                                                   lease_seconds=self.upstream.deadline_seconds + LEASE_MARGIN_SECONDS)
         except RateLimited:
             if approval_id is not None:
                 self.approvals.give_back(turn.tenant, approval_id)  # not sent: still owed to the request it approved

@@ -1,4 +1,5 @@
-"""Rate limits per tenant, operation and host (with their GCRA state), and the waits upstreams asked for.
+"""Rate limits per tenant, operation and host (with their GCRA state), the leases concurrent-call limits count,
+and the waits upstreams asked for.
 
 Revision ID: 0007_rate_limits
 Revises: 0006_decisions_on_record
@@ -21,14 +22,27 @@ def upgrade() -> None:
         sa.Column("tenant_id", sa.String(64), primary_key=True),
         sa.Column("scope", sa.String(16), primary_key=True),
         sa.Column("subject", sa.String(255), primary_key=True),
-        sa.Column("requests", sa.Integer, nullable=False),
-        sa.Column("window_seconds", sa.Float, nullable=False),
+        sa.Column("requests", sa.Integer, nullable=True),
+        sa.Column("window_seconds", sa.Float, nullable=True),
+        sa.Column("concurrent", sa.Integer, nullable=True),
         sa.Column("tat", sa.Float, nullable=False),
         sa.Column("updated_at", sa.Float, nullable=False),
         sa.CheckConstraint("scope IN ('tenant', 'operation', 'host')", name="ck_gateway_rate_limits_scope"),
-        sa.CheckConstraint("requests > 0", name="ck_gateway_rate_limits_requests"),
-        sa.CheckConstraint("window_seconds > 0", name="ck_gateway_rate_limits_window"),
+        sa.CheckConstraint("requests IS NULL OR requests > 0", name="ck_gateway_rate_limits_requests"),
+        sa.CheckConstraint("window_seconds IS NULL OR window_seconds > 0", name="ck_gateway_rate_limits_window"),
+        sa.CheckConstraint("(requests IS NULL) = (window_seconds IS NULL)", name="ck_gateway_rate_limits_rate"),
+        sa.CheckConstraint("concurrent IS NULL OR concurrent > 0", name="ck_gateway_rate_limits_concurrent"),
+        sa.CheckConstraint("requests IS NOT NULL OR concurrent IS NOT NULL", name="ck_gateway_rate_limits_something"),
     )
+    op.create_table(
+        "gateway_call_leases",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("tenant_id", sa.String(64), nullable=False),
+        sa.Column("scope", sa.String(16), nullable=False),
+        sa.Column("subject", sa.String(255), nullable=False),
+        sa.Column("expires_at", sa.Float, nullable=False),
+    )
+    op.create_index("ix_gateway_call_leases_limit", "gateway_call_leases", ["tenant_id", "scope", "subject"])
     op.create_table(
         "gateway_upstream_waits",
         sa.Column("tenant_id", sa.String(64), primary_key=True),
@@ -40,4 +54,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("gateway_upstream_waits")
+    op.drop_index("ix_gateway_call_leases_limit", table_name="gateway_call_leases")
+    op.drop_table("gateway_call_leases")
     op.drop_table("gateway_rate_limits")
