@@ -48,5 +48,6 @@ def test_limits_need_an_admin_token_and_a_bad_limit_is_a_located_422(
     zero = client.put(LIMITS, json={**BOOKING_LIMIT, "requests": 0}, headers=acme)
     assert zero.status_code == 422 and zero.json()["error"]["problems"][0]["path"] == "requests"
     subject = client.put(LIMITS, json={"scope": "tenant", "subject": "x", "requests": 1, "window_seconds": 1}, headers=acme)
-    assert subject.status_code == 422 and subject.json()["error"]["problems"][0]["path"] == "subject"
+    assert subject.status_code == 422 and subject.json()["error"]["code"] == "invalid-limit"
+    assert subject.json()["error"]["problems"][0]["path"] == "subject"
     assert client.get(LIMITS, headers=acme).json()["data"] == []

@@ -39,4 +39,4 @@ def test_a_limit_set_with_the_cli_holds_calls_and_is_listed_and_deleted(env: dic
 def test_a_bad_limit_is_refused_with_its_code(env: dict[str, str]) -> None:  # noqa: F811
     bad = CliRunner().invoke(app, ["limits", "set", "--tenant", "acme", "--scope", "planet", "--requests", "1",
                                    "--window", "60"], env=env)
-    assert bad.exit_code == 1 and bad.stderr.startswith("error: invalid-request: ")
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: invalid-limit: ")

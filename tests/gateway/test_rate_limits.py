@@ -139,7 +139,7 @@ def test_a_bad_limit_is_refused_naming_its_field(database: Database, scope: str,
                                                  window: float | None, field: str) -> None:
     with pytest.raises(GatewayError) as refused:
         RateLimits(database).set("acme", scope, subject, requests, window)
-    assert (refused.value.code, refused.value.details["field"]) == ("invalid-request", field)
+    assert (refused.value.code, refused.value.details["field"]) == ("invalid-limit", field)
     assert RateLimits(database).limits("acme") == []
 
 

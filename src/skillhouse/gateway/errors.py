@@ -8,7 +8,8 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     ├── InvalidRequest                ``invalid-request``: the request itself is malformed or has no one
     │   │                             canonical form (``field`` and ``reason`` say where and why)
     │   ├── DuplicateHeader           ``duplicate-header``: a header name given twice (in any case)
-    │   └── DuplicateJsonKey          ``duplicate-json-key``: a JSON body repeats a key in one object
+    │   ├── DuplicateJsonKey          ``duplicate-json-key``: a JSON body repeats a key in one object
+    │   └── (``invalid-limit``)       a rate limit that cannot be set (``field`` says which value)
     ├── EgressRefused                 ``egress-refused``: host not allowed or address not public
     ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``,
     │                                 ``approval-denied``

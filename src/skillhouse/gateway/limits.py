@@ -124,32 +124,37 @@ def retry_after_seconds(value: str, now: float) -> float | None:
 
 def checked_limit(scope: str, subject: str, requests: int | None, window_seconds: float | None,
                   concurrent: int | None = None) -> RateLimit:
-    """The limit these values describe, or :class:`InvalidRequest` naming the field at fault."""
+    """The limit these values describe, or :class:`InvalidRequest` (``invalid-limit``) naming the field at fault."""
     if scope not in LIMIT_SCOPES:
-        raise InvalidRequest(f"scope {scope!r} is not one of {', '.join(LIMIT_SCOPES)}", field="scope", reason="unknown-scope")
+        raise _refused(f"scope {scope!r} is not one of {', '.join(LIMIT_SCOPES)}", field="scope", reason="unknown-scope")
     subject = subject.strip().lower() if scope == "host" else subject.strip()
     if scope == "tenant" and subject:
-        raise InvalidRequest("a tenant-wide limit has no subject; leave it empty", field="subject", reason="subject-not-allowed")
+        raise _refused("a tenant-wide limit has no subject; leave it empty", field="subject", reason="subject-not-allowed")
     if scope != "tenant" and not subject:
         what = "the operation (skill.operation)" if scope == "operation" else "the host name"
-        raise InvalidRequest(f"a {scope} limit needs its subject: {what}", field="subject", reason="subject-missing")
+        raise _refused(f"a {scope} limit needs its subject: {what}", field="subject", reason="subject-missing")
     if len(subject) > 255 or any(c.isspace() or c in "/?#@" for c in subject):
-        raise InvalidRequest(f"subject {subject[:60]!r} is not an operation or a host name", field="subject",
+        raise _refused(f"subject {subject[:60]!r} is not an operation or a host name", field="subject",
                              reason="subject-invalid")
     if requests is None and window_seconds is None and concurrent is None:
-        raise InvalidRequest("give requests and window_seconds, concurrent, or both", field="requests", reason="missing")
+        raise _refused("give requests and window_seconds, concurrent, or both", field="requests", reason="missing")
     if (requests is None) != (window_seconds is None):
         missing = "window_seconds" if window_seconds is None else "requests"
-        raise InvalidRequest("a rate needs both requests and window_seconds", field=missing, reason="missing")
+        raise _refused("a rate needs both requests and window_seconds", field=missing, reason="missing")
     if requests is not None and (isinstance(requests, bool) or not 1 <= requests <= MAX_REQUESTS):
-        raise InvalidRequest(f"requests must be 1 to {MAX_REQUESTS}", field="requests", reason="out-of-range")
+        raise _refused(f"requests must be 1 to {MAX_REQUESTS}", field="requests", reason="out-of-range")
     if window_seconds is not None and not (math.isfinite(window_seconds) and 0 < window_seconds <= MAX_WINDOW_SECONDS):
-        raise InvalidRequest(f"window_seconds must be above 0 and at most {MAX_WINDOW_SECONDS:.0f} (31 days)",
+        raise _refused(f"window_seconds must be above 0 and at most {MAX_WINDOW_SECONDS:.0f} (31 days)",
                              field="window_seconds", reason="out-of-range")
     if concurrent is not None and (isinstance(concurrent, bool) or not 1 <= concurrent <= MAX_REQUESTS):
-        raise InvalidRequest(f"concurrent must be 1 to {MAX_REQUESTS}", field="concurrent", reason="out-of-range")
+        raise _refused(f"concurrent must be 1 to {MAX_REQUESTS}", field="concurrent", reason="out-of-range")
     window = None if window_seconds is None else float(window_seconds)
     return RateLimit(cast(Scope, scope), subject, requests, window, concurrent)
+
+
+def _refused(message: str, *, field: str, reason: str) -> InvalidRequest:
+    # its own code: the API's schema cannot state these rules, and a schema-valid body is never ``invalid-request``
+    return InvalidRequest(message, code="invalid-limit", field=field, reason=reason)
 
 
 def _limit(row: RateLimitRow) -> RateLimit:
