@@ -178,7 +178,14 @@ class Gateway:
             return refusal.document()
         finally:
             if call.admission is not None and call.admission.leases:
-                self.limits.release(call.admission)
+                self._release(turn.tenant, call.admission)
+
+    def _release(self, tenant: str, admission: Admission) -> None:
+        # the call's answer stands whatever happens here: a lease not given back expires on its own
+        try:
+            self.limits.release(admission)
+        except Exception as exc:
+            log.error("gateway failure releasing a call lease of tenant %s: %s", tenant, type(exc).__name__)
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
         entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
@@ -301,7 +308,10 @@ class Gateway:
             else:
                 self.keys.complete(claimed, turn.tenant, withheld, finishing(self._entry(call, "allowed", **outcome)))
             return withheld
-        self.limits.note_answer(turn.tenant, call.target.host, response.status, response.headers)
+        try:
+            self.limits.note_answer(turn.tenant, call.target.host, response.status, response.headers)
+        except Exception as exc:  # the answer came: it is stored and returned even if its wait cannot be
+            log.error("gateway failure recording an upstream's wait for tenant %s: %s", turn.tenant, type(exc).__name__)
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
