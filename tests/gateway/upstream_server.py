@@ -1,4 +1,5 @@
-"""A real upstream on loopback that records what reaches it: bookings, charges, echoes, redirects.
+"""A real upstream on loopback that records what reaches it: bookings, charges, echoes, redirects, and
+(``busy``) its own rate limit answered 429 with ``Retry-After``.
 
 ``hold`` (a threading.Event) makes ``/bookings`` and ``/charges`` wait after recording, so a test can act while a
 request has reached the upstream but not been answered.
@@ -20,6 +21,8 @@ class Recorder:
     requests: list[dict[str, Any]] = field(default_factory=list)
     received: threading.Event = field(default_factory=threading.Event)
     hold: threading.Event | None = None
+    busy: str | None = None
+    """When set, every request is answered ``429`` with this ``Retry-After`` (after being recorded)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -50,7 +53,9 @@ def handler_for(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             with recorder.lock:
                 recorder.requests.append(seen)
             path = self.path.split("?")[0]
-            if path == "/bookings" and self.command == "POST":
+            if recorder.busy is not None:
+                self._reply(429, {"error": "slow down"}, {"Retry-After": recorder.busy})
+            elif path == "/bookings" and self.command == "POST":
                 with recorder.lock:
                     booking = {"id": f"b{len(recorder.bookings) + 1}", **json.loads(body)}
                     recorder.bookings.append(booking)

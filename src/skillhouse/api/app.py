@@ -21,6 +21,7 @@ from skillhouse.api import (
     routes_credentials,
     routes_guest,
     routes_keys,
+    routes_limits,
     routes_runtime,
     routes_skills,
     routes_tokens,
@@ -33,7 +34,7 @@ from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
 ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials,
-           routes_keys, routes_guest, console)
+           routes_keys, routes_limits, routes_guest, console)
 
 
 class SkillhouseApp(FastAPI):

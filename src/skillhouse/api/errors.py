@@ -31,7 +31,7 @@ from skillhouse.errors import (
     Unauthenticated,
     Unavailable,
 )
-from skillhouse.gateway.errors import GatewayError
+from skillhouse.gateway.errors import GatewayError, RateLimited
 from skillhouse.host.guest_state import GuestNotReady
 from skillhouse.registry.errors import RegistryError, problem
 from skillhouse.registry.tokens import InsufficientScope
@@ -57,6 +57,8 @@ CODE_STATUS: dict[str, int] = {
     "approval-expired": 409,
     # the tenant's own share of upstream connections is taken: this deployment's limit, not the upstream's failure
     "tenant-busy": 503,
+    # a rate limit of the tenant's, or an upstream's own Retry-After for the host: come back after Retry-After
+    "rate-limited": 429,
     # the HTTP layer's own and the console's
     "not-found": 404,
     "capability-not-declared": 501,
@@ -91,6 +93,8 @@ def _headers_for(error: SkillhouseError) -> dict[str, str] | None:
     if isinstance(error, Unauthenticated):
         return {"WWW-Authenticate": "Bearer"}
     if isinstance(error, GuestNotReady) and error.retry_after is not None:
+        return {"Retry-After": str(error.retry_after)}
+    if isinstance(error, RateLimited):
         return {"Retry-After": str(error.retry_after)}
     return None
 

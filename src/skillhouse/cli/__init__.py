@@ -374,8 +374,10 @@ def mcp_command(
 def _add_gateway_commands() -> None:
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.cli.gateway_commands import add_gateway_commands
+    from skillhouse.cli.limits_commands import add_limits_commands
 
     add_gateway_commands(app)
+    add_limits_commands(app)
 
 
 _add_gateway_commands()

@@ -27,7 +27,7 @@ from skillhouse.host import UnknownRunner
 from skillhouse.host.guest_state import GuestState, GuestStatus
 from skillhouse.settings import Settings, sqlite_url
 from skillhouse.store import Database, open_database
-from skillhouse.store.database import parse_database_url
+from skillhouse.store.database import SchemaAhead, parse_database_url
 
 NEW_KEY = "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
 
@@ -56,6 +56,8 @@ def open_store(settings: Settings) -> Database:
     shown = make_url(settings.database_url).render_as_string(hide_password=True)
     try:
         return open_database(settings.database_url)
+    except SchemaAhead as exc:
+        raise BadConfiguration(f"{variable}: {shown}: {exc.message}", code=exc.code) from None
     except (ValueError, NoSuchModuleError):
         raise BadConfiguration(f"{variable}: {shown} is not a database skillhouse knows; "
                                "use sqlite:///PATH or postgresql://USER@HOST/DB") from None

@@ -8,7 +8,8 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     ├── InvalidRequest                ``invalid-request``: the request itself is malformed or has no one
     │   │                             canonical form (``field`` and ``reason`` say where and why)
     │   ├── DuplicateHeader           ``duplicate-header``: a header name given twice (in any case)
-    │   └── DuplicateJsonKey          ``duplicate-json-key``: a JSON body repeats a key in one object
+    │   ├── DuplicateJsonKey          ``duplicate-json-key``: a JSON body repeats a key in one object
+    │   └── (``invalid-limit``)       a rate limit that cannot be set (``field`` says which value)
     ├── EgressRefused                 ``egress-refused``: host not allowed or address not public
     ├── ApprovalError                 ``approval-not-found``, ``approval-not-pending``, ``approval-expired``,
     │                                 ``approval-denied``
@@ -19,6 +20,7 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     ├── CredentialError               ``invalid-credential``, ``credential-not-sendable``, set time: ``invalid-origin``,
     │                                 ``origin-scheme-refused``, ``http-needs-opt-in``, ``allow-http-mismatch``,
     │                                 ``secret-not-sendable``, ``secret-too-long``
+    ├── RateLimitNotFound             ``rate-limit-not-found`` (NotFoundError): deleting a limit that is not set
     │ RunFailure: the request may be fine
     ├── GatewayUnavailable            (Unavailable) the deployment cannot run this gateway: ``secret-key-missing``,
     │                                 ``secret-key-invalid``, ``credential-undecryptable``, ``upstream-ca-invalid``
@@ -33,7 +35,9 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     ├── CredentialUnavailable         (ExternalFailure) ``credential-unavailable``: an OAuth token endpoint gave no token
     │                                 (``token_endpoint``); nothing was sent upstream
     │ Signal: not an error
-    └── ApprovalRequired              ``approval-required``: held for a person (``approval_id``)
+    ├── ApprovalRequired              ``approval-required``: held for a person (``approval_id``)
+    └── RateLimited                   ``rate-limited``: not sent; call again after ``retry_after`` seconds
+                                      (``limit`` names the limit, or the upstream that asked for the wait)
 
 An answer whose echo of a bound secret cannot be redacted in place is not an exception: the request
 ran, so the answer itself becomes ``{"error": {"code": "response-withheld", "status", "message"}}``
@@ -54,6 +58,7 @@ from skillhouse.errors import (
     CallerError,
     ConflictError,
     ExternalFailure,
+    NotFoundError,
     RunFailure,
     Signal,
     SkillhouseError,
@@ -181,3 +186,21 @@ class GatewayFault(GatewayError, RunFailure):
     unresolved when its lease ends, so the request is never resent; check the upstream before calling again."""
 
     code = "gateway-failure"
+
+
+class RateLimited(GatewayError, Signal):
+    """Not an error: a rate limit of the tenant (``limit`` says which) or an upstream's own ``Retry-After`` for
+    this host holds the call back. Nothing was sent, no idempotency key was claimed and an approval used for it
+    is owed again; the identical call made after ``retry_after`` seconds runs."""
+
+    code = "rate-limited"
+
+    def __init__(self, message: str, retry_after: int, limit: str) -> None:
+        super().__init__(message, retry_after=retry_after, limit=limit)
+        self.retry_after = retry_after
+
+
+class RateLimitNotFound(GatewayError, NotFoundError):
+    """No such limit for this tenant (``rate-limit-not-found``)."""
+
+    code = "rate-limit-not-found"

@@ -4,14 +4,16 @@
 only is refused here, before anything is read from the store or claimed); 2. the egress rule (resolve
 once, check, keep the address); 3. match it to a bound operation; 4. find its credentials; 5. a
 completed idempotency key answers at once; 6. an approval gate holds it unless an approval for exactly
-this request is used now; 7. claim the idempotency key; 8. send to the checked address with
+this request is used now; 6a. the tenant's rate limits and the waits upstreams asked for admit it
+(``gateway/limits.py``; a limited call gives back the approval it used and claims nothing); 7. claim the idempotency key; 8. send to the checked address with
 credentials and ``Idempotency-Key`` injected; 9. redact the answer, store it under the key, audit the
 decision. Every step reads the canonical request, and the upstream receives exactly its bytes (its
 request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract and
 never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
 
 Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
-decision needs (tenant allow-list and gates, credentials, the key's row: ``gateway/stored_state.py``);
+decision needs (tenant allow-list and gates, credentials, the key's row, whether a rate limit may apply:
+``gateway/stored_state.py``); when one may, the admission (``gateway/limits.py``);
 the claim, which also opens the request's audit row, committed durably before anything is sent; and
 the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
 On PostgreSQL each of the three is one statement, one round trip. A request without a key writes its
@@ -42,11 +44,13 @@ from skillhouse.gateway.errors import (
     ApprovalRequired,
     GatewayError,
     GatewayFault,
+    RateLimited,
     UpstreamFailed,
     UpstreamUnresolved,
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
 from skillhouse.gateway.key_review import KeyReview
+from skillhouse.gateway.limits import LEASE_MARGIN_SECONDS, Admission, RateLimits
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.oauth import TokenBroker
 from skillhouse.gateway.redaction import Redactor
@@ -66,7 +70,7 @@ from skillhouse.store.database import Database
 log = logging.getLogger("skillhouse.gateway")
 
 _NOT_RETURNED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"})
-_REFUSED = frozenset({"egress-refused", "approval-denied", "invalid-request", "duplicate-header", "duplicate-json-key"})
+_REFUSED = frozenset({"egress-refused", "approval-denied", "rate-limited", "invalid-request", "duplicate-header", "duplicate-json-key"})
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class _Call:
     match: Match | None = None
     audit_row: int | None = None
     """The audit row opened with the idempotency claim, finished when the request ends."""
+    admission: Admission | None = None
+    """The leases concurrent-call limits counted this call by, given back when it ends however it ends."""
 
 
 class Gateway:
@@ -140,6 +146,7 @@ class Gateway:
         self.stored = StoredStateReader(database, self.credentials, self.keys)
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
+        self.limits = RateLimits(database)
 
     def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
@@ -171,6 +178,16 @@ class Gateway:
             decision = "held" if refusal.code == "approval-required" else "refused" if refusal.code in _REFUSED else "error"
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
+        finally:
+            if call.admission is not None and call.admission.leases:
+                self._release(turn.tenant, call.admission)
+
+    def _release(self, tenant: str, admission: Admission) -> None:
+        # the call's answer stands whatever happens here: a lease not given back expires on its own
+        try:
+            self.limits.release(admission)
+        except Exception as exc:
+            log.error("gateway failure releasing a call lease of tenant %s: %s", tenant, type(exc).__name__)
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
         entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
@@ -229,6 +246,15 @@ class Gateway:
                 raise ApprovalRequired(
                     f"{request.method} {call.target.path} is held for a person's approval ({approval_id})", approval_id
                 )
+        try:
+            if stored.may_be_limited:  # read with the rest: a tenant without limits or waits makes no more round trips
+                call.admission = self.limits.admit(turn.tenant, call.match.operation.qualified if call.match else None,
+                                                   call.target.host,
+                                                   lease_seconds=self.upstream.deadline_seconds + LEASE_MARGIN_SECONDS)
+        except RateLimited:
+            if approval_id is not None:
+                self.approvals.give_back(turn.tenant, approval_id)  # not sent: still owed to the request it approved
+            raise
         claimed: Claimed | None = None
         if key is not None:
             operation_name = call.match.operation.qualified if call.match else ""
@@ -296,6 +322,10 @@ class Gateway:
             return withheld
         if response.status == 401:
             self._refused_tokens(turn.tenant, injections, original=stored.injections)
+        try:
+            self.limits.note_answer(turn.tenant, call.target.host, response.status, response.headers)
+        except Exception as exc:  # the answer came: it is stored and returned even if its wait cannot be
+            log.error("gateway failure recording an upstream's wait for tenant %s: %s", turn.tenant, type(exc).__name__)
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)

@@ -1,11 +1,13 @@
-"""Everything stored that a request's decision needs, read at once: allow-list, gates, credentials, key row.
+"""Everything stored that a request's decision needs, read at once: allow-list, gates, credentials, key row,
+and whether a rate limit or an upstream's wait may hold the request (so a tenant without any pays nothing more).
 
 The reads run in autocommit (no ``BEGIN``/``COMMIT``, no lock). On SQLite they are four small
 statements the driver runs in the process. On PostgreSQL each statement is a round trip, and under
 many client threads a round trip costs far more of the process's CPU than the statement does (it
 releases and retakes the GIL), so the four are one ``UNION ALL``: each row carries a ``kind`` column
 saying which read it answers and its values in shared columns (text, numbers, JSON), unused ones NULL.
-Without a key the key's branch binds NULL, which matches no row.
+Without a key the key's branch binds NULL, which matches no row. The limits branch answers at most one
+row: the first of the tenant's limits that may apply to the target, or of its upstream waits for the host.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy import (
     bindparam,
     literal,
     null,
+    or_,
     select,
     union_all,
 )
@@ -36,12 +39,15 @@ from skillhouse.gateway.idempotency import KEY_COLUMNS, IdempotencyStore, KeyRow
 from skillhouse.gateway.matching import Gate
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, CredentialRow, IdempotencyRow, TenantGateRow
+from skillhouse.store.limit_tables import RateLimitRow, UpstreamWaitRow
 from skillhouse.store.prepared import DriverTransaction, Prepared, read
 
 _HOSTS = cast(Table, AllowedHostRow.__table__)
 _GATES = cast(Table, TenantGateRow.__table__)
 _CREDENTIALS = cast(Table, CredentialRow.__table__)
 _KEYS = cast(Table, IdempotencyRow.__table__)
+_LIMITS = cast(Table, RateLimitRow.__table__)
+_WAITS = cast(Table, UpstreamWaitRow.__table__)
 _TENANT: BindParameter[str] = bindparam("tenant")
 _TEXTS, _NUMBERS = 4, 2
 
@@ -57,6 +63,8 @@ class StoredState:
     secrets: tuple[str, ...]
     """Every secret bound on the target's host (any scheme or port): what the answer is scrubbed of."""
     seen: KeyRow | None
+    may_be_limited: bool = False
+    """A limit of the tenant's may apply to the target (or the host asked for a wait): the pipeline checks them."""
 
 
 def _branch(kind: str, texts: Sequence[ColumnElement[Any]], numbers: Sequence[ColumnElement[Any]] = (),
@@ -65,6 +73,15 @@ def _branch(kind: str, texts: Sequence[ColumnElement[Any]], numbers: Sequence[Co
     padded_texts = [sql_cast(c, Text) for c in texts] + [sql_cast(null(), Text)] * (_TEXTS - len(texts))
     padded_numbers = [sql_cast(c, Float) for c in numbers] + [sql_cast(null(), Float)] * (_NUMBERS - len(numbers))
     return select(literal(kind, Text), *padded_texts, *padded_numbers, document if document is not None else sql_cast(null(), JSON))
+
+
+def _limits_read() -> Any:
+    """At most one row when a limit may apply to a request to ``host`` (any operation limit may: the caller
+    checks which) or the host asked for a wait, whether or not it has passed."""
+    limits = select(_LIMITS.c.scope).where(_LIMITS.c.tenant_id == _TENANT, or_(
+        _LIMITS.c.scope != "host", _LIMITS.c.subject == bindparam("host")))
+    waits = select(literal("wait", Text)).where(_WAITS.c.tenant_id == _TENANT, _WAITS.c.host == bindparam("host"))
+    return union_all(limits, waits).limit(1)
 
 
 def _one_read() -> Any:
@@ -82,6 +99,7 @@ def _one_read() -> Any:
         _branch("key", [state, commitment], [lease_until, expires_at], response).where(
             _KEYS.c.tenant_id == _TENANT, _KEYS.c.key == bindparam("key")
         ),
+        _branch("limited", []).where(_limits_read().exists()),
     )
 
 
@@ -94,6 +112,7 @@ class StoredStateReader:
         self.keys = keys
         self._hosts = Prepared(database, select(_HOSTS.c.host).where(_HOSTS.c.tenant_id == _TENANT))
         self._gates = Prepared(database, select(_GATES.c.matches, _GATES.c.reason).where(_GATES.c.tenant_id == _TENANT))
+        self._limits = Prepared(database, _limits_read())
         self._one_read = Prepared(database, _one_read()) if database.dialect == "postgresql" else None
 
     def read(self, tenant: str, target: Target, key: str | None) -> StoredState:
@@ -103,7 +122,7 @@ class StoredStateReader:
         if self._one_read is None:
             return self._read_each(transaction, tenant, target, key)
         values = {"tenant": tenant, "host": target.host, "key": key}
-        hosts, gates, credentials, seen = [], [], [], None
+        hosts, gates, credentials, seen, limited = [], [], [], None, False
         for kind, text1, text2, text3, text4, number1, number2, document in transaction.rows(self._one_read, values):
             if kind == "host":
                 hosts.append(text1)
@@ -111,20 +130,23 @@ class StoredStateReader:
                 gates.append(_gate(text1, text2))
             elif kind == "credential":
                 credentials.append((text1, int(number1), bool(number2), text2, text3, text4))
+            elif kind == "limited":
+                limited = True
             else:
                 seen = key_row((text1, text2, number1, number2, document))
         found = self.credentials.for_rows(target, credentials)
-        return StoredState(hosts, gates, found.injections, found.secrets, seen)
+        return StoredState(hosts, gates, found.injections, found.secrets, seen, limited)
 
     def _read_each(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
         hosts = transaction.rows(self._hosts, {"tenant": tenant})
         gates = transaction.rows(self._gates, {"tenant": tenant})
         credentials = self.credentials.for_target_later(transaction, tenant, target)
         seen = None if key is None else self.keys.read_later(transaction, tenant, key)
+        limited = transaction.first(self._limits, {"tenant": tenant, "host": target.host}) is not None
         tenant_gates = [_gate(matches, reason) for matches, reason in gates]
         found = credentials()
         return StoredState([host for (host,) in hosts], tenant_gates, found.injections, found.secrets,
-                           None if seen is None else seen())
+                           None if seen is None else seen(), limited)
 
 
 def _gate(matches: str, reason: str | None) -> Gate:

@@ -16,6 +16,13 @@ commit: an operating-system crash or power cut may lose the last commits (never 
 survive power loss without a resend run PostgreSQL, where every commit is durable unless the caller
 asks for :meth:`Database.transaction` with ``durable=False`` (``synchronous_commit = off`` for that
 transaction only, for writes whose loss after an OS crash is safe).
+
+Migrations under replicas. Several ``serve`` replicas started at once against one PostgreSQL database
+all call :meth:`Database.migrate`; each takes a transaction-scoped advisory lock (keyed on the schema, so
+test schemas on one server do not queue behind each other) before Alembic reads the schema's revision,
+so the first runs the migrations and the others wait, then find the schema at head and run none. A
+replica whose code is older than the schema (the database names a revision this code does not have)
+refuses to start with :class:`SchemaAhead` instead of running against tables it does not know.
 """
 
 from __future__ import annotations
@@ -28,10 +35,14 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
+
+from skillhouse.errors import Unavailable
 
 _ASYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -39,6 +50,24 @@ SQLITE_BUSY_SECONDS = 30
 _READ_ONLY = "skillhouse_read_only"
 # an unreachable server fails start-up in seconds rather than after the operating system's TCP timeout
 CONNECT_TIMEOUT_SECONDS = 10
+# the first key of the two-key advisory lock migrations take ("skhm"); the second is the schema's hash
+MIGRATION_LOCK = 0x736B686D
+_TAKE_MIGRATION_LOCK = text("SELECT pg_advisory_xact_lock(:lock, hashtext(current_schema()))")
+
+
+class SchemaAhead(Unavailable):
+    """The database's schema is at a revision this code does not have (``schema-ahead``): a newer release
+    migrated it. Run that release (or newer) on this replica; this one would misread tables it does not know."""
+
+    code = "schema-ahead"
+
+
+def _refuse_schema_ahead(connection: Any, scripts: ScriptDirectory) -> None:
+    known = {script.revision for script in scripts.walk_revisions()}
+    for revision in MigrationContext.configure(connection).get_current_heads():
+        if revision not in known:
+            raise SchemaAhead(f"the database schema is at revision {revision!r}, newer than this skillhouse knows "
+                              f"(its newest is {scripts.get_current_head()!r}); run the release that migrated it, or newer")
 
 
 def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -114,10 +143,17 @@ class Database:
         return self.engine.dialect.name
 
     def migrate(self) -> None:
-        """Apply every Alembic migration up to head (idempotent)."""
+        """Apply every Alembic migration up to head (idempotent; once across replicas starting together).
+
+        Raises :class:`SchemaAhead` when the database is at a revision newer than this code's.
+        """
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         with self.engine.begin() as connection:
+            if self.dialect == "postgresql":
+                # held until this transaction (which runs every migration) commits or rolls back
+                connection.execute(_TAKE_MIGRATION_LOCK, {"lock": MIGRATION_LOCK})
+            _refuse_schema_ahead(connection, ScriptDirectory.from_config(config))
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 

@@ -1,0 +1,295 @@
+"""Rate limits that hold across replicas, and an upstream's own ``Retry-After`` honoured for later calls.
+
+A tenant sets limits of ``requests`` per ``window_seconds``, of ``concurrent`` calls in flight, or both, on
+all of its calls (scope ``tenant``), on the calls matching one operation (``operation``, ``skill.operation``:
+one tool) or on the calls to one host (``host``). Every applicable limit must admit a call before it is sent; a call any of them refuses is
+not sent and answers ``rate-limited`` with ``retry_after`` seconds, and the limits that did admit it are
+not charged (one transaction: all or nothing).
+
+The algorithm is GCRA (the generic cell rate algorithm, a token bucket kept as one number): each limit
+has a theoretical arrival time ``tat``; a call at ``now`` is admitted when ``max(tat, now) + interval -
+window <= now`` (``interval = window / requests``), which lets a burst of ``requests`` through at once and
+then one every ``interval``; admitting sets ``tat = max(tat, now) + interval``. The state is the limit's
+own row (``store/limit_tables.py``), read ``FOR UPDATE`` in key order inside the call's transaction, so
+replicas on one PostgreSQL queue on the row lock and never admit on a value another has since changed;
+on SQLite (one process) the single writer does the same. The engine is the database the replicas
+already share: it needs no second service to run, watch and secure, and the check is one locked read and
+one update in a transaction that does not wait on anything but other admissions of the same tenant.
+
+A concurrent-call limit counts leases: admitting a call under one inserts a lease row (in the same
+transaction, under the same row lock), and the call deletes it when it ends, however it ends. A replica
+that dies mid-call leaves its leases to expire after the upstream deadline and :data:`LEASE_MARGIN_SECONDS`,
+so a crash costs capacity for that long, never forever. A call refused for concurrency is told to retry in
+one second: when a call in flight will end is not known.
+
+An upstream that answers ``429`` or ``503`` with ``Retry-After`` has asked for a wait: it is recorded
+per tenant and host (an upstream's limit is usually its credential's, and credentials are per tenant),
+at most :data:`MAX_UPSTREAM_WAIT_SECONDS`, and the tenant's calls to that host answer ``rate-limited``
+until it passes. Limits are checked after the egress rule, the match and the approval gate and before
+the idempotency key is claimed (``gateway/pipeline.py``), so a limited call claims no key and gives back
+an approval it used.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Literal, cast
+
+from sqlalchemy import Executable, and_, delete, func, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from skillhouse.gateway.errors import InvalidRequest, RateLimited, RateLimitNotFound
+from skillhouse.json_types import JsonObject
+from skillhouse.store.database import Database
+from skillhouse.store.limit_tables import LIMIT_SCOPES, CallLeaseRow, RateLimitRow, UpstreamWaitRow
+
+Scope = Literal["tenant", "operation", "host"]
+MAX_REQUESTS = 1_000_000
+MAX_WINDOW_SECONDS = 31 * 24 * 3600.0
+MAX_UPSTREAM_WAIT_SECONDS = 3600.0
+"""The longest wait an upstream's ``Retry-After`` imposes: a hostile or broken upstream cannot stop a host for days."""
+WAIT_STATUSES = frozenset({429, 503})
+LEASE_MARGIN_SECONDS = 30.0
+"""How long past the upstream deadline a dead replica's lease still counts."""
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """``requests`` per ``window_seconds`` and/or ``concurrent`` calls in flight on a tenant's calls in ``scope``
+    (``subject``: the operation or host)."""
+
+    scope: Scope
+    subject: str
+    requests: int | None
+    window_seconds: float | None
+    concurrent: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.scope if self.scope == "tenant" else f"{self.scope} {self.subject}"
+
+    def document(self) -> JsonObject:
+        return {"scope": self.scope, "subject": self.subject, "requests": self.requests,
+                "window_seconds": self.window_seconds, "concurrent": self.concurrent}
+
+    @property
+    def shown(self) -> str:
+        rate = f"{self.requests} per {self.window_seconds:g} s" if self.requests and self.window_seconds else ""
+        concurrent = f"{self.concurrent} at once" if self.concurrent else ""
+        return ", ".join(part for part in (rate, concurrent) if part)
+
+
+@dataclass(frozen=True)
+class UpstreamWait:
+    """An upstream asked this tenant's calls to ``host`` to wait until ``until`` (epoch seconds)."""
+
+    host: str
+    until: float
+    status: int
+
+    def document(self) -> JsonObject:
+        return {"host": self.host, "until": self.until, "status": self.status}
+
+
+def gcra(tat: float, now: float, requests: int, window_seconds: float) -> tuple[bool, float]:
+    """One GCRA step: (admitted, the new ``tat``) when admitted, else (False, seconds until it would be)."""
+    interval = window_seconds / requests
+    arrival = max(tat, now) + interval
+    allowed_at = arrival - window_seconds
+    if allowed_at <= now:
+        return True, arrival
+    return False, allowed_at - now
+
+
+def retry_after_seconds(value: str, now: float) -> float | None:
+    """An HTTP ``Retry-After`` value (delay-seconds or an HTTP-date) as seconds from ``now``; ``None`` if unreadable."""
+    value = value.strip()
+    if value.isdigit():
+        return float(int(value))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, when.timestamp() - now)
+
+
+def checked_limit(scope: str, subject: str, requests: int | None, window_seconds: float | None,
+                  concurrent: int | None = None) -> RateLimit:
+    """The limit these values describe, or :class:`InvalidRequest` (``invalid-limit``) naming the field at fault."""
+    if scope not in LIMIT_SCOPES:
+        raise _refused(f"scope {scope!r} is not one of {', '.join(LIMIT_SCOPES)}", field="scope", reason="unknown-scope")
+    subject = subject.strip().lower() if scope == "host" else subject.strip()
+    if scope == "tenant" and subject:
+        raise _refused("a tenant-wide limit has no subject; leave it empty", field="subject", reason="subject-not-allowed")
+    if scope != "tenant" and not subject:
+        what = "the operation (skill.operation)" if scope == "operation" else "the host name"
+        raise _refused(f"a {scope} limit needs its subject: {what}", field="subject", reason="subject-missing")
+    if len(subject) > 255 or any(c.isspace() or c in "/?#@" for c in subject):
+        raise _refused(f"subject {subject[:60]!r} is not an operation or a host name", field="subject",
+                             reason="subject-invalid")
+    if requests is None and window_seconds is None and concurrent is None:
+        raise _refused("give requests and window_seconds, concurrent, or both", field="requests", reason="missing")
+    if (requests is None) != (window_seconds is None):
+        missing = "window_seconds" if window_seconds is None else "requests"
+        raise _refused("a rate needs both requests and window_seconds", field=missing, reason="missing")
+    if requests is not None and (isinstance(requests, bool) or not 1 <= requests <= MAX_REQUESTS):
+        raise _refused(f"requests must be 1 to {MAX_REQUESTS}", field="requests", reason="out-of-range")
+    if window_seconds is not None and not (math.isfinite(window_seconds) and 0 < window_seconds <= MAX_WINDOW_SECONDS):
+        raise _refused(f"window_seconds must be above 0 and at most {MAX_WINDOW_SECONDS:.0f} (31 days)",
+                             field="window_seconds", reason="out-of-range")
+    if concurrent is not None and (isinstance(concurrent, bool) or not 1 <= concurrent <= MAX_REQUESTS):
+        raise _refused(f"concurrent must be 1 to {MAX_REQUESTS}", field="concurrent", reason="out-of-range")
+    window = None if window_seconds is None else float(window_seconds)
+    return RateLimit(cast(Scope, scope), subject, requests, window, concurrent)
+
+
+def _refused(message: str, *, field: str, reason: str) -> InvalidRequest:
+    # its own code: the API's schema cannot state these rules, and a schema-valid body is never ``invalid-request``
+    return InvalidRequest(message, code="invalid-limit", field=field, reason=reason)
+
+
+def _limit(row: RateLimitRow) -> RateLimit:
+    return RateLimit(cast(Scope, row.scope), row.subject, row.requests, row.window_seconds, row.concurrent)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admitting a call took: the leases (ids) it holds until :meth:`RateLimits.release`."""
+
+    leases: tuple[int, ...] = ()
+
+
+class RateLimits:
+    """A tenant's limits and upstream waits in the store, and the admission check the pipeline makes."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def set(self, tenant: str, scope: str, subject: str, requests: int | None, window_seconds: float | None,
+            concurrent: int | None = None) -> RateLimit:
+        """Set (or change) a limit; it holds for the next call on every replica."""
+        limit = checked_limit(scope, subject, requests, window_seconds, concurrent)
+        values = {"requests": limit.requests, "window_seconds": limit.window_seconds, "concurrent": limit.concurrent,
+                  "updated_at": time.time()}
+        row = {"tenant_id": tenant, "scope": limit.scope, "subject": limit.subject, "tat": 0.0, **values}
+        with self.database.transaction() as session:
+            session.execute(_upsert(session, RateLimitRow, row, ["tenant_id", "scope", "subject"], values))
+        return limit
+
+    def limits(self, tenant: str) -> list[RateLimit]:
+        with self.database.reading() as session:
+            rows = session.scalars(select(RateLimitRow).where(RateLimitRow.tenant_id == tenant)
+                                   .order_by(RateLimitRow.scope, RateLimitRow.subject))
+            return [_limit(row) for row in rows]
+
+    def delete(self, tenant: str, scope: str, subject: str) -> None:
+        """Remove a limit (:class:`RateLimitNotFound` when it is not set)."""
+        subject = subject.strip().lower() if scope == "host" else subject.strip()
+        with self.database.transaction() as session:
+            deleted = session.execute(delete(RateLimitRow).where(
+                RateLimitRow.tenant_id == tenant, RateLimitRow.scope == scope, RateLimitRow.subject == subject))
+        if not getattr(deleted, "rowcount", 0):
+            shown = scope if scope == "tenant" else f"{scope} {subject}"
+            raise RateLimitNotFound(f"tenant {tenant} has no {shown} limit; list them with GET /v1/limits")
+
+    def waits(self, tenant: str, now: float | None = None) -> list[UpstreamWait]:
+        """The waits upstreams asked for that have not passed."""
+        now = time.time() if now is None else now
+        with self.database.reading() as session:
+            rows = session.scalars(select(UpstreamWaitRow).where(UpstreamWaitRow.tenant_id == tenant,
+                                                                 UpstreamWaitRow.until > now)
+                                   .order_by(UpstreamWaitRow.host))
+            return [UpstreamWait(row.host, row.until, row.status) for row in rows]
+
+    def admit(self, tenant: str, operation: str | None, host: str, now: float | None = None,
+              lease_seconds: float = 60.0) -> Admission:
+        """Charge every limit that applies to this call, or none: :class:`RateLimited` when one refuses it or
+        the host asked for a wait that has not passed. The leases taken (``lease_seconds`` at most) are given
+        back with :meth:`release` when the call ends."""
+        clock = now is None
+        now = time.time() if now is None else now
+        applies = [RateLimitRow.scope == "tenant", and_(RateLimitRow.scope == "host", RateLimitRow.subject == host)]
+        if operation:
+            applies.append(and_(RateLimitRow.scope == "operation", RateLimitRow.subject == operation))
+        # losing an admission in an OS crash only lets one more call through: no fsync for it
+        with self.database.transaction(durable=False) as session:
+            wait = session.execute(select(UpstreamWaitRow.until, UpstreamWaitRow.status).where(
+                UpstreamWaitRow.tenant_id == tenant, UpstreamWaitRow.host == host, UpstreamWaitRow.until > now)).first()
+            if wait is not None:
+                raise RateLimited(f"{host} answered {wait.status} and asked for a wait; call again after it",
+                                  _whole_seconds(wait.until - now), f"upstream {host}")
+            rows: Sequence[RateLimitRow] = session.scalars(
+                select(RateLimitRow).where(RateLimitRow.tenant_id == tenant, or_(*applies))
+                .order_by(RateLimitRow.scope, RateLimitRow.subject).with_for_update()).all()
+            if clock:
+                now = time.time()  # after the row locks: a replica that waited for them decides on the time it got them
+            admitted: list[tuple[RateLimitRow, float]] = []
+            for row in rows:
+                limit = _limit(row)
+                if row.requests is not None and row.window_seconds is not None:
+                    ok, value = gcra(row.tat, now, row.requests, row.window_seconds)
+                    if not ok:
+                        raise RateLimited(f"the {limit.name} limit of {limit.requests} requests per "
+                                          f"{limit.window_seconds:g} s is reached; nothing was sent",
+                                          _whole_seconds(value), limit.name)
+                    admitted.append((row, value))
+                if row.concurrent is not None and self._in_flight(session, tenant, row, now) >= row.concurrent:
+                    raise RateLimited(f"the {limit.name} limit of {row.concurrent} calls at once is reached; "
+                                      "nothing was sent", 1, limit.name)
+            for row, tat in admitted:
+                session.execute(update(RateLimitRow).where(
+                    RateLimitRow.tenant_id == tenant, RateLimitRow.scope == row.scope,
+                    RateLimitRow.subject == row.subject).values(tat=tat))
+            leases = tuple(session.execute(insert(CallLeaseRow).values(
+                tenant_id=tenant, scope=row.scope, subject=row.subject, expires_at=now + lease_seconds,
+            ).returning(CallLeaseRow.id)).scalar_one() for row in rows if row.concurrent is not None)
+        return Admission(leases)
+
+    @staticmethod
+    def _in_flight(session: Session, tenant: str, row: RateLimitRow, now: float) -> int:
+        """The live leases of ``row``'s limit (its row is locked: no lease of it is taken meanwhile); expired ones go."""
+        same = (CallLeaseRow.tenant_id == tenant, CallLeaseRow.scope == row.scope, CallLeaseRow.subject == row.subject)
+        session.execute(delete(CallLeaseRow).where(*same, CallLeaseRow.expires_at <= now))
+        return int(session.scalar(select(func.count()).select_from(CallLeaseRow).where(*same)) or 0)
+
+    def release(self, admission: Admission) -> None:
+        """The call has ended: its leases no longer count."""
+        if admission.leases:
+            with self.database.transaction(durable=False) as session:
+                session.execute(delete(CallLeaseRow).where(CallLeaseRow.id.in_(admission.leases)))
+
+    def note_answer(self, tenant: str, host: str, status: int, headers: dict[str, str], now: float | None = None) -> None:
+        """Record the wait an upstream's ``429``/``503`` answer asks for with ``Retry-After`` (nothing otherwise)."""
+        if status not in WAIT_STATUSES:
+            return
+        value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+        now = time.time() if now is None else now
+        seconds = retry_after_seconds(value, now) if value is not None else None
+        if not seconds:
+            return
+        until = now + min(seconds, MAX_UPSTREAM_WAIT_SECONDS)
+        row = {"tenant_id": tenant, "host": host, "until": until, "status": status}
+        with self.database.transaction(durable=False) as session:
+            session.execute(_upsert(session, UpstreamWaitRow, row, ["tenant_id", "host"], {"until": until, "status": status}))
+
+
+def _upsert(session: Session, table: type[RateLimitRow] | type[UpstreamWaitRow], row: Mapping[str, object],
+            keys: list[str], changed: Mapping[str, object]) -> Executable:
+    """Insert ``row``, or update ``changed`` on the row with the same ``keys``: one statement on either dialect."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql_insert(table).values(**row).on_conflict_do_update(index_elements=keys, set_=changed)
+    return sqlite_insert(table).values(**row).on_conflict_do_update(index_elements=keys, set_=changed)
+
+
+def _whole_seconds(seconds: float) -> int:
+    """``Retry-After`` is whole seconds; rounding up never invites a call that would be refused again."""
+    return max(1, math.ceil(seconds))
