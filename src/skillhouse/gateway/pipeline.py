@@ -21,7 +21,8 @@ audit row once, after it is decided.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -61,6 +62,7 @@ from skillhouse.gateway.upstream import (
 )
 from skillhouse.json_types import FetchAnswer, FetchRequest, JsonObject
 from skillhouse.store.database import Database
+from skillhouse.telemetry import annotate, inject_traceparent, span
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -138,9 +140,23 @@ class Gateway:
         self.stored = StoredStateReader(database, self.credentials, self.keys)
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
+        self.observers: list[Callable[[str, float], None]] = []
+        """Told each decision's code (``allowed``, ``replayed`` or the refusal's) and its seconds (metrics)."""
 
     def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
+        started = time.perf_counter()
+        with span("skillhouse.gateway", tenant=turn.tenant) as current:
+            answer = self._fetch_safely(turn, request)
+            error = answer.get("error")
+            code = str(error.get("code")) if isinstance(error, Mapping) else "replayed" if answer.get("replayed") else "allowed"
+            annotate(current, code=code, replayed=bool(answer.get("replayed")),
+                     http__response__status_code=answer.get("status") if isinstance(answer.get("status"), int) else None)
+        for observe in self.observers:
+            observe(code, time.perf_counter() - started)
+        return answer
+
+    def _fetch_safely(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         try:
             return self._fetch(turn, request)
         except Exception as exc:
@@ -253,10 +269,18 @@ class Gateway:
         if key is not None:
             headers["Idempotency-Key"] = key
         try:
-            with self.slots.hold(turn.tenant):
+            with self.slots.hold(turn.tenant), span(
+                "skillhouse.upstream", operation=call.match.operation.qualified if call.match else None,
+                http__request__method=request.method, server__address=call.target.host,
+                server__port=call.target.port,
+            ) as current:
+                inject_traceparent(headers)
                 response = self.upstream.send(
                     call.decision, request.method, request.url.text, headers, request.body, target=request.url.request_target
                 )
+                if current is not None:
+                    annotate(current, http__response__status_code=response.status,
+                             http__response__body__size=len(response.body.encode()))
         except NotSent as exc:
             if key is not None:
                 self.keys.release(turn.tenant, key)

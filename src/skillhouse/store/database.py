@@ -20,6 +20,7 @@ transaction only, for writes whose loss after an OS crash is safe).
 
 from __future__ import annotations
 
+import functools
 import select
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +29,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
@@ -115,8 +118,7 @@ class Database:
 
     def migrate(self) -> None:
         """Apply every Alembic migration up to head (idempotent)."""
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
+        config = _alembic_config()
         with self.engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
@@ -140,8 +142,26 @@ class Database:
         with self._readers() as session, session.begin():
             yield session
 
+    def schema_is_current(self) -> bool:
+        """Whether the database answers and carries every migration this code knows (``/readyz``); raises
+        the driver's error when the database does not answer."""
+        with self.engine.connect() as connection:
+            current = set(MigrationContext.configure(connection).get_current_heads())
+        return current == _head_revisions()
+
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+@functools.cache
+def _head_revisions() -> frozenset[str]:
+    return frozenset(ScriptDirectory.from_config(_alembic_config()).get_heads())
 
 
 def open_database(url: str, migrate: bool = True) -> Database:

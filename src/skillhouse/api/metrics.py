@@ -1,0 +1,130 @@
+"""The app's Prometheus metrics (``GET /metrics``) and the middleware that times every request.
+
+Each app has its own :class:`prometheus_client.CollectorRegistry` (never the process-wide one), so
+two apps in one process (tests, benchmarks) count apart. Names follow the client's conventions:
+counters end ``_total``, durations are histograms in seconds.
+
+- ``skillhouse_http_requests_total{method, route, status}`` and
+  ``skillhouse_http_request_duration_seconds{method, route}``: ``route`` is the route's template
+  (``/v1/turns/{turn_id}/calls``), never the path a client sent, so the label set stays small.
+- ``skillhouse_gateway_decisions_total{code}`` and ``skillhouse_gateway_decision_duration_seconds{code}``:
+  every request a guest makes, by outcome: ``allowed``, ``replayed`` or the refusal's code
+  (``egress-refused``, ``approval-required``, ``rate-limited``...).
+- Gauges computed when scraped: ``skillhouse_approvals_pending``, ``skillhouse_idempotency_keys_unresolved``
+  (over every tenant; left out of a scrape while the database does not answer) and
+  ``skillhouse_guest_pool_idle`` (warm guests waiting for a call in this process).
+
+No label names a tenant, a path a client sent, an argument or a key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from skillhouse.telemetry import annotate, span
+
+log = logging.getLogger("skillhouse.api")
+requests_log = logging.getLogger("skillhouse.requests")
+
+Gauges = Callable[[], Iterable[tuple[str, str, float]]]
+"""What to report at a scrape: ``(name, help, value)`` for each gauge."""
+
+
+class _ScrapedGauges(Collector):
+    def __init__(self, gauges: Gauges) -> None:
+        self.gauges = gauges
+
+    def collect(self) -> Iterator[Metric]:
+        try:
+            values = list(self.gauges())
+        except Exception as exc:  # a scrape never fails because the database is down: /readyz says so
+            log.warning("metrics: gauges left out of this scrape (%s)", type(exc).__name__)
+            return
+        for name, help_text, value in values:
+            yield GaugeMetricFamily(name, help_text, value=value)
+
+
+class Metrics:
+    """One app's counters, histograms and scraped gauges."""
+
+    def __init__(self, gauges: Gauges) -> None:
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.requests = Counter("skillhouse_http_requests", "API requests answered, by method, route template and status.",
+                                ["method", "route", "status"], registry=self.registry)
+        self.request_seconds = Histogram("skillhouse_http_request_duration_seconds",
+                                         "Time to answer an API request, by method and route template.",
+                                         ["method", "route"], registry=self.registry)
+        self.decisions = Counter("skillhouse_gateway_decisions", "Requests the gateway decided, by outcome code.",
+                                 ["code"], registry=self.registry)
+        self.decision_seconds = Histogram("skillhouse_gateway_decision_duration_seconds",
+                                          "Time to decide (and send) one request, by outcome code.",
+                                          ["code"], registry=self.registry)
+        self.registry.register(_ScrapedGauges(gauges))
+
+    def observe_decision(self, code: str, seconds: float) -> None:
+        self.decisions.labels(code).inc()
+        self.decision_seconds.labels(code).observe(seconds)
+
+    def exposition(self) -> bytes:
+        """The registry in Prometheus's text format."""
+        return generate_latest(self.registry)
+
+
+def _route_of(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return path if isinstance(path, str) else "unmatched"
+
+
+class Observed:
+    """ASGI middleware: a ``skillhouse.request`` span, the request metrics and one log line per request,
+    carrying a request id (``X-Request-Id`` on the answer)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = uuid.uuid4().hex
+        method: str = scope["method"]
+        status = 500
+        started = time.perf_counter()
+
+        async def send_noting_status(message: MutableMapping[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        with span("skillhouse.request", http__request__method=method, request_id=request_id) as current:
+            try:
+                await self.app(scope, receive, send_noting_status)
+            except asyncio.CancelledError:
+                # the server's graceful shutdown ran out of time: say which request did not finish (a call's
+                # idempotency key, if it had one, turns unresolved rather than being resent)
+                log.warning("request %s %s %s did not finish before shutdown", request_id, method, _route_of(scope),
+                            extra={"request_id": request_id, "route": _route_of(scope)})
+                raise
+            finally:
+                route = _route_of(scope)
+                seconds = time.perf_counter() - started
+                annotate(current, http__route=route, http__response__status_code=status)
+                self.metrics.requests.labels(method, route, str(status)).inc()
+                self.metrics.request_seconds.labels(method, route).observe(seconds)
+                requests_log.info("%s %s %d", method, route, status, extra={
+                    "request_id": request_id, "method": method, "route": route, "status": status,
+                    "duration_ms": round(seconds * 1000, 1)})
