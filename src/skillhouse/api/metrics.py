@@ -81,9 +81,17 @@ class Metrics:
 
 
 def _route_of(scope: Scope) -> str:
-    route = scope.get("route")
-    path = getattr(route, "path", None)
-    return path if isinstance(path, str) else "unmatched"
+    """The template of the route that answered: FastAPI's routes say it in the scope; Starlette's own
+    (``/openapi.json``, ``/docs``) are found by their endpoint; a path nothing matched is ``unmatched``."""
+    path = getattr(scope.get("route"), "path", None)
+    if isinstance(path, str):
+        return path
+    endpoint, app = scope.get("endpoint"), scope.get("app")
+    if endpoint is not None:
+        for route in getattr(app, "routes", ()):
+            if getattr(route, "endpoint", None) is endpoint and isinstance(getattr(route, "path", None), str):
+                return str(route.path)
+    return "unmatched"
 
 
 class Observed:

@@ -180,7 +180,10 @@ def serve(host: str, port: int) -> None:
     app = create_app(settings, database, guest)
     app.state.gateway = gateway
     for line in banner(settings, database, guest.settle(), host, port):
-        print(line, file=sys.stderr, flush=True)
+        if settings.log_format == "json":
+            logging.getLogger("skillhouse.serve").info(line.strip())
+        else:
+            print(line, file=sys.stderr, flush=True)
     # on SIGTERM uvicorn stops accepting, lets requests in flight finish for shutdown_seconds, then
     # cancels the rest; the API logs each one it cancelled (api/metrics.py)
     uvicorn.run(app, host=host, port=port, log_level="info", log_config=log_config,
