@@ -65,9 +65,16 @@ def span(name: str, **attributes: Attribute | None) -> Iterator[Span | None]:
     if tracer is None:
         yield None
         return
-    # an exception's message may quote a value: the span records that it failed, never the message
-    with tracer.start_as_current_span(name, attributes=_safe(_named(attributes)), record_exception=False) as current:
-        yield current
+    # an exception's message may quote a value: the span records that it failed and the type, never the message
+    with tracer.start_as_current_span(name, attributes=_safe(_named(attributes)), record_exception=False,
+                                      set_status_on_exception=False) as current:
+        try:
+            yield current
+        except BaseException as exc:
+            from opentelemetry.trace import Status, StatusCode
+
+            current.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            raise
 
 
 def annotate(current: Span | None, **attributes: Attribute | None) -> None:
