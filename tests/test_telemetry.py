@@ -76,7 +76,7 @@ def test_a_json_log_line_names_an_exception_by_its_type_only() -> None:
     assert line["error"] == "RuntimeError" and "hunter2" not in json.dumps(line)
 
 
-@pytest.mark.parametrize("variable", ["SKILLHOUSE_TRACING", "SKILLHOUSE_LOG_FORMAT"])
+@pytest.mark.parametrize("variable", ["SKILLHOUSE_TELEMETRY", "SKILLHOUSE_LOG_FORMAT"])
 def test_an_unknown_tracing_or_log_format_is_refused_naming_its_variable(variable: str) -> None:
     with pytest.raises(ValueError, match=variable):
         Settings.from_env({variable: "loud"})

@@ -1,7 +1,7 @@
 """Telemetry: the spans every layer opens, and the JSON log lines a deployment may ask for.
 
 Tracing is off until :func:`use_tracer_provider` hands over an OpenTelemetry ``TracerProvider``
-(``skillhouse serve`` does with ``SKILLHOUSE_TRACING=otlp``, exporting as the standard ``OTEL_*``
+(``skillhouse serve`` does with ``SKILLHOUSE_TELEMETRY=otlp``, exporting as the standard ``OTEL_*``
 variables say; tests hand one with an in-memory exporter). While it is off, :func:`span` is a context
 manager that does nothing and OpenTelemetry is never imported, so the offline commands stay fast.
 
@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from opentelemetry.metrics import Meter, MeterProvider
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span, Tracer
 
@@ -36,7 +37,7 @@ ATTRIBUTES = frozenset({
 })
 """The only attribute names a span may carry; none of them holds an argument, a header or a secret."""
 
-_state: dict[str, Any] = {"tracer": None, "propagate": False}
+_state: dict[str, Any] = {"tracer": None, "propagate": False, "meter": None}
 
 
 def use_tracer_provider(provider: TracerProvider | None, propagate: bool = False) -> None:
@@ -44,6 +45,17 @@ def use_tracer_provider(provider: TracerProvider | None, propagate: bool = False
     ``traceparent`` to upstreams (:func:`inject_traceparent`)."""
     _state["tracer"] = None if provider is None else provider.get_tracer("skillhouse")
     _state["propagate"] = propagate and provider is not None
+
+
+def use_meter_provider(provider: MeterProvider | None) -> None:
+    """Record metrics into ``provider`` too (``None``: ``/metrics`` only); apps made from now on use it."""
+    _state["meter"] = None if provider is None else provider.get_meter("skillhouse")
+
+
+def meter() -> Meter | None:
+    """The OpenTelemetry meter metrics go to besides ``/metrics``, if any."""
+    found: Meter | None = _state["meter"]
+    return found
 
 
 def tracing() -> bool:
@@ -112,19 +124,34 @@ def current_ids() -> tuple[str, str] | None:
     return f"{context.trace_id:032x}", f"{context.span_id:016x}"
 
 
+def otlp_meter_provider() -> MeterProvider:
+    """A meter provider exporting over OTLP/HTTP every ``OTEL_METRIC_EXPORT_INTERVAL`` milliseconds (the SDK
+    reads that and the ``OTEL_EXPORTER_OTLP_*`` variables itself)."""
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+    return MeterProvider(metric_readers=[PeriodicExportingMetricReader(OTLPMetricExporter())], resource=_resource())
+
+
+def _resource() -> Any:
+    from opentelemetry.sdk.resources import Resource
+
+    resource = Resource.create()
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource.create({"service.name": "skillhouse"}))
+    return resource
+
+
 def otlp_provider() -> TracerProvider:
     """A provider exporting over OTLP/HTTP in batches, configured by the standard ``OTEL_*`` variables
     (``OTEL_EXPORTER_OTLP_ENDPOINT``, ``OTEL_EXPORTER_OTLP_HEADERS``, ``OTEL_SERVICE_NAME``...) that the
     OpenTelemetry SDK reads itself."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    resource = Resource.create()
-    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
-        resource = resource.merge(Resource.create({"service.name": "skillhouse"}))
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=_resource())
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return provider
 

@@ -1,5 +1,6 @@
 """``/healthz``, ``/readyz`` and ``/metrics``: open without a token, ready only when the database, its
-migrations and the guest are, and metrics in Prometheus's text format that its own parser reads."""
+migrations and the guest are, and metrics in Prometheus's text format that its own parser reads (and,
+with an OpenTelemetry meter set, the same measurements as OpenTelemetry metrics)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from prometheus_client.parser import text_string_to_metric_families
 from tests.real_parts import guest_cache
 from tests.scratch import scratch_database
 
+from skillhouse import telemetry
 from skillhouse.api import create_app
 from skillhouse.host.guest_state import GuestState
+from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store import Database
 
@@ -94,3 +99,34 @@ def test_two_apps_in_one_process_count_apart(app: FastAPI, scraped_app: FastAPI)
     TestClient(app).get("/healthz")
     theirs = samples(TestClient(scraped_app).get("/metrics").text)
     assert ("skillhouse_http_requests_total", (("method", "GET"), ("route", "/healthz"), ("status", "200"))) not in theirs
+
+
+def test_with_a_meter_the_same_measurements_go_to_opentelemetry(tmp_path: Path, acme_token_in: Callable[..., Any]) -> None:
+    reader = InMemoryMetricReader()
+    telemetry.use_meter_provider(MeterProvider(metric_readers=[reader]))
+    try:
+        with scratch_database("sqlite", tmp_path) as database:
+            app = create_app(Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess"), database)
+            client = TestClient(app)
+            assert client.get("/v1/skills", headers=acme_token_in(database)).status_code == 200
+            data = reader.get_metrics_data()
+    finally:
+        telemetry.use_meter_provider(None)
+    assert data is not None
+    points = {metric.name: list(metric.data.data_points)
+              for resource in data.resource_metrics for scope in resource.scope_metrics for metric in scope.metrics}
+    (listed,) = [p for p in points["skillhouse.http.requests"] if p.attributes.get("http.route") == "/v1/skills"]
+    assert listed.value == 1 and listed.attributes["http.response.status_code"] == 200
+    assert [p.value for p in points["skillhouse.approvals.pending"]] == [0]
+    assert [p.value for p in points["skillhouse.idempotency_keys.unresolved"]] == [0]
+    assert "skillhouse.guest.pool.idle" in points and "skillhouse.http.request.duration" in points
+
+
+@pytest.fixture
+def acme_token_in() -> Callable[..., Any]:
+    def make(database: Database) -> dict[str, str]:
+        with database.transaction() as session:
+            secret, _ = create_token(session, "acme", scope="run")
+        return {"Authorization": f"Bearer {secret}"}
+
+    return make

@@ -15,6 +15,10 @@ counters end ``_total``, durations are histograms in seconds.
   ``skillhouse_guest_pool_idle`` (warm guests waiting for a call in this process).
 
 No label names a tenant, a path a client sent, an argument or a key.
+
+When telemetry has an OpenTelemetry meter (``SKILLHOUSE_TELEMETRY=otlp``), the same measurements also go
+out over OTLP under OpenTelemetry's names: ``skillhouse.http.requests``, ``skillhouse.http.request.duration``,
+``skillhouse.gateway.decisions``, ``skillhouse.gateway.decision.duration`` and the gauges with dots.
 """
 
 from __future__ import annotations
@@ -24,14 +28,17 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from skillhouse.telemetry import annotate, span
+from skillhouse.telemetry import annotate, meter, span
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import Meter
 
 log = logging.getLogger("skillhouse.api")
 requests_log = logging.getLogger("skillhouse.requests")
@@ -54,8 +61,41 @@ class _ScrapedGauges(Collector):
             yield GaugeMetricFamily(name, help_text, value=value)
 
 
+class _OtlpInstruments:
+    """The same measurements as OpenTelemetry instruments, for OTLP export."""
+
+    def __init__(self, found: Meter, gauges: Gauges) -> None:
+        from opentelemetry.metrics import CallbackOptions, Observation
+
+        self.requests = found.create_counter("skillhouse.http.requests", unit="{request}",
+                                             description="API requests answered.")
+        self.request_seconds = found.create_histogram("skillhouse.http.request.duration", unit="s",
+                                                      description="Time to answer an API request.")
+        self.decisions = found.create_counter("skillhouse.gateway.decisions", unit="{request}",
+                                              description="Requests the gateway decided, by outcome code.")
+        self.decision_seconds = found.create_histogram("skillhouse.gateway.decision.duration", unit="s",
+                                                       description="Time to decide (and send) one request.")
+
+        def observe(prometheus_name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
+            def callback(_options: CallbackOptions) -> Iterable[Observation]:
+                try:
+                    return [Observation(value) for name, _, value in gauges() if name == prometheus_name]
+                except Exception:  # the database is down: nothing to report this time
+                    return []
+            return callback
+
+        for prometheus_name, name in GAUGE_NAMES.items():
+            found.create_observable_gauge(name, callbacks=[observe(prometheus_name)])
+
+
+GAUGE_NAMES = {"skillhouse_approvals_pending": "skillhouse.approvals.pending",
+               "skillhouse_idempotency_keys_unresolved": "skillhouse.idempotency_keys.unresolved",
+               "skillhouse_guest_pool_idle": "skillhouse.guest.pool.idle"}
+"""The gauges an app's :data:`Gauges` report (api/app.py): Prometheus's name to OpenTelemetry's."""
+
+
 class Metrics:
-    """One app's counters, histograms and scraped gauges."""
+    """One app's counters, histograms and scraped gauges (and their OpenTelemetry twins when a meter is set)."""
 
     def __init__(self, gauges: Gauges) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
@@ -70,10 +110,23 @@ class Metrics:
                                           "Time to decide (and send) one request, by outcome code.",
                                           ["code"], registry=self.registry)
         self.registry.register(_ScrapedGauges(gauges))
+        found = meter()
+        self.otlp = None if found is None else _OtlpInstruments(found, gauges)
 
     def observe_decision(self, code: str, seconds: float) -> None:
         self.decisions.labels(code).inc()
         self.decision_seconds.labels(code).observe(seconds)
+        if self.otlp is not None:
+            self.otlp.decisions.add(1, {"skillhouse.code": code})
+            self.otlp.decision_seconds.record(seconds, {"skillhouse.code": code})
+
+    def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, route, str(status)).inc()
+        self.request_seconds.labels(method, route).observe(seconds)
+        if self.otlp is not None:
+            attributes: dict[str, str | int] = {"http.request.method": method, "http.route": route, "http.response.status_code": status}
+            self.otlp.requests.add(1, attributes)
+            self.otlp.request_seconds.record(seconds, attributes)
 
     def exposition(self) -> bytes:
         """The registry in Prometheus's text format."""
@@ -131,8 +184,7 @@ class Observed:
                 route = _route_of(scope)
                 seconds = time.perf_counter() - started
                 annotate(current, http__route=route, http__response__status_code=status)
-                self.metrics.requests.labels(method, route, str(status)).inc()
-                self.metrics.request_seconds.labels(method, route).observe(seconds)
+                self.metrics.observe_request(method, route, status, seconds)
                 requests_log.info("%s %s %d", method, route, status, extra={
                     "request_id": request_id, "method": method, "route": route, "status": status,
                     "duration_ms": round(seconds * 1000, 1)})

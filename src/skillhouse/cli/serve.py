@@ -142,10 +142,16 @@ def _log_to_stderr(settings: Settings) -> dict[str, object] | None:
 
 
 def _trace(settings: Settings) -> None:
-    if settings.tracing == "otlp":
-        from skillhouse.telemetry import otlp_provider, use_tracer_provider
+    if settings.telemetry == "otlp":
+        from skillhouse.telemetry import (
+            otlp_meter_provider,
+            otlp_provider,
+            use_meter_provider,
+            use_tracer_provider,
+        )
 
         use_tracer_provider(otlp_provider(), propagate=settings.trace_upstreams)
+        use_meter_provider(otlp_meter_provider())
 
 
 def _refuse(message: str, command: str = "serve") -> NoReturn:
