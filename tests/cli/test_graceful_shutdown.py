@@ -1,5 +1,6 @@
 """``skillhouse serve`` under an orchestrator: SIGTERM during a call stops accepting new connections,
-lets the call finish and send its answer (sent once, never again), then exits; with
+lets the call finish and send its answer (sent once, never again), then exits; a call still running at
+the shutdown deadline is logged as unfinished, never resent; with
 ``SKILLHOUSE_LOG_FORMAT=json`` every log line is one JSON object, the call's with its request id."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,36 @@ def refused(url: str) -> bool:
     return False
 
 
-def test_sigterm_during_a_call_lets_it_finish_and_sends_it_once(tmp_path: Path, house: HeldHouse) -> None:
+@dataclass
+class Served:
+    url: str
+    token: str
+    turn_id: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def call_in_background(self) -> tuple[threading.Thread, list[httpx.Response | Exception]]:
+        answers: list[httpx.Response | Exception] = []
+
+        def call() -> None:
+            try:
+                answers.append(httpx.post(f"{self.url}/v1/turns/{self.turn_id}/calls", timeout=60,
+                                          headers={"Authorization": f"Bearer {self.token}"},
+                                          json={"tool": "hollowbrook_create_booking", "arguments": BOOKING}))
+            except httpx.TransportError as exc:
+                answers.append(exc)
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        return thread, answers
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]  # every line is JSON
+
+
+@contextmanager
+def serving(tmp_path: Path, house: HeldHouse, shutdown_seconds: int) -> Iterator[Served]:
+    """``skillhouse serve`` with JSON logs, Hollowbrook published and a turn bound."""
     database_url = f"sqlite:///{tmp_path / 'skillhouse.db'}"
     token = token_in(database_url)
     port = free_port()
@@ -68,7 +100,7 @@ def test_sigterm_during_a_call_lets_it_finish_and_sends_it_once(tmp_path: Path, 
     env = {**os.environ, "SKILLHOUSE_DATABASE_URL": database_url, "SKILLHOUSE_DATA_DIR": str(tmp_path),
            "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_RESOLVE": f"hollowbrook.local:8084=127.0.0.1:{house.port}",
            "SKILLHOUSE_SECRET_KEY": Fernet.generate_key().decode(), "SKILLHOUSE_LOG_FORMAT": "json",
-           "SKILLHOUSE_SHUTDOWN_SECONDS": "30"}
+           "SKILLHOUSE_SHUTDOWN_SECONDS": str(shutdown_seconds)}
     log = tmp_path / "serve.log"
     with log.open("wb") as stderr:
         process = subprocess.Popen([str(SKILLHOUSE), "serve", "--port", str(port)], env=env,
@@ -76,38 +108,61 @@ def test_sigterm_during_a_call_lets_it_finish_and_sends_it_once(tmp_path: Path, 
     try:
         wait_until_serving(url, process)
         files = {p.name: p.read_text(encoding="utf-8") for p in sorted(HOLLOWBROOK.iterdir()) if p.is_file()}
-        turn_id = publish_and_bind(url, token, files)
-        answers: list[httpx.Response] = []
-        call = threading.Thread(target=lambda: answers.append(httpx.post(
-            f"{url}/v1/turns/{turn_id}/calls", headers={"Authorization": f"Bearer {token}"}, timeout=60,
-            json={"tool": "hollowbrook_create_booking", "arguments": BOOKING})))
-        call.start()
-        assert house.arrived.wait(30), "the booking never reached the house"
-        process.send_signal(signal.SIGTERM)
-        pause = threading.Event()
-        for _ in range(200):  # uvicorn closes its listening socket on the signal
-            if refused(url):
-                break
-            pause.wait(0.05)
-        assert refused(url), "serve still accepts connections after SIGTERM"
-        assert process.poll() is None, "serve exited with a call in flight"
-        house.release.set()
-        call.join(60)
-        # uvicorn re-raises the signal once it has shut down, so the status says SIGTERM ended it
-        assert process.wait(30) in (0, -signal.SIGTERM)
+        yield Served(url, token, publish_and_bind(url, token, files), process, log)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    pause = threading.Event()
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return True
+        pause.wait(0.05)
+    return condition()
+
+
+def test_sigterm_during_a_call_lets_it_finish_and_sends_it_once(tmp_path: Path, house: HeldHouse) -> None:
+    with serving(tmp_path, house, shutdown_seconds=30) as served:
+        call, answers = served.call_in_background()
+        assert house.arrived.wait(30), "the booking never reached the house"
+        served.process.send_signal(signal.SIGTERM)
+        assert until(lambda: refused(served.url)), "serve still accepts connections after SIGTERM"
+        assert served.process.poll() is None, "serve exited with a call in flight"
+        house.release.set()
+        call.join(60)
+        # uvicorn re-raises the signal once it has shut down, so the status says SIGTERM ended it
+        assert served.process.wait(30) in (0, -signal.SIGTERM)
+        events = served.events()
     (answer,) = answers
-    assert answer.status_code == 200, answer.text
+    assert isinstance(answer, httpx.Response) and answer.status_code == 200, answer
     assert answer.json()["status"] == 201
     assert len(house.house.bookings()) == 1
     assert len([r for r in house.received if (r["method"], r["path"]) == ("POST", "/bookings")]) == 1
-    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]  # every line is JSON
     assert any(e["logger"] == "skillhouse.serve" and e["message"].startswith("credentials:") for e in events)
     assert {"/openapi.json", "/v1/turns"} <= {e.get("route") for e in events}
     (logged,) = [e for e in events if e.get("route") == "/v1/turns/{turn_id}/calls"]
     assert logged["status"] == 200 and len(logged["request_id"]) == 32 and logged["level"] == "info"
     assert answer.headers["x-request-id"] == logged["request_id"]
-    assert token not in log.read_text(encoding="utf-8")
+    assert served.token not in served.log.read_text(encoding="utf-8")
+
+
+def test_a_call_past_the_shutdown_deadline_is_logged_as_unfinished_and_sent_once(
+    tmp_path: Path, house: HeldHouse
+) -> None:
+    with serving(tmp_path, house, shutdown_seconds=1) as served:
+        call, answers = served.call_in_background()
+        assert house.arrived.wait(30), "the booking never reached the house"
+        served.process.send_signal(signal.SIGTERM)
+        # uvicorn says when the deadline has passed and it cancels what is still running
+        assert until(lambda: any("Cancel" in e["message"] for e in served.events()), 30), served.events()
+        house.release.set()
+        call.join(60)
+        assert served.process.wait(30) in (0, -signal.SIGTERM)
+        events = served.events()
+    (unfinished,) = [e for e in events if e["message"].endswith("did not finish before shutdown")]
+    assert unfinished["level"] == "warning" and unfinished["route"] == "/v1/turns/{turn_id}/calls"
+    assert not isinstance(answers[0], httpx.Response) or answers[0].status_code != 200
+    assert len([r for r in house.received if (r["method"], r["path"]) == ("POST", "/bookings")]) == 1
