@@ -150,8 +150,10 @@ class Gateway:
             answer = self._fetch_safely(turn, request)
             error = answer.get("error")
             code = str(error.get("code")) if isinstance(error, Mapping) else "replayed" if answer.get("replayed") else "allowed"
-            annotate(current, code=code, replayed=bool(answer.get("replayed")),
-                     http__response__status_code=answer.get("status") if isinstance(answer.get("status"), int) else None)
+            if current is not None:
+                status = answer.get("status")
+                annotate(current, code=code, replayed=bool(answer.get("replayed")),
+                         http__response__status_code=status if isinstance(status, int) else None)
         for observe in self.observers:
             observe(code, time.perf_counter() - started)
         return answer
