@@ -108,7 +108,8 @@ def test_each_documented_variable_sets_the_fields_its_row_names(row: tuple[str, 
     variable, fields = row
     samples = {"SKILLHOUSE_RESOLVE": "a.example:80=127.0.0.1,acme/b.example:80=127.0.0.2",
                "SKILLHOUSE_PRIVATE_HOSTS": "a.example,acme/b.example", "SKILLHOUSE_DEFERRED": "yes",
-               "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_DATABASE_URL": "sqlite:///elsewhere.db"}
+               "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_DATABASE_URL": "sqlite:///elsewhere.db",
+               "SKILLHOUSE_TELEMETRY": "otlp", "SKILLHOUSE_TRACE_UPSTREAMS": "yes", "SKILLHOUSE_LOG_FORMAT": "json"}
     value = samples.get(variable) or ("7" if variable.endswith(("_SECONDS", "_CALLS", "_BYTES", "_TIMEOUT"))
                                       else str(tmp_path / "x"))
     before, after = Settings.from_env({}), Settings.from_env({variable: value})

@@ -193,6 +193,15 @@ class Settings:
     """The API token of the CLI's commands that act for a tenant (``publish``, ``mcp``, ``approvals``...)."""
     release_cache: Path | None = field(default_factory=lambda: _default_release_cache({}))
     """Where the CLI caches compiled releases; ``None``: no cache."""
+    telemetry: str = "off"
+    """``otlp``: serve records OpenTelemetry spans and metrics and exports them over OTLP/HTTP as the
+    standard ``OTEL_*`` variables say (the SDK reads those itself); ``off``: no spans, metrics at ``/metrics`` only."""
+    trace_upstreams: bool = False
+    """With tracing on, send the W3C ``traceparent`` header to upstreams, so their spans join the call's trace."""
+    log_format: str = "text"
+    """serve's log lines: ``text`` for people, ``json`` for collectors (one object per line)."""
+    shutdown_seconds: float = 30.0
+    """On SIGTERM, how long serve lets calls in flight finish after it stops accepting new ones."""
 
     def guest_cache_dir(self) -> Path:
         """``guest_cache``, else ``<data dir>/guest``."""
@@ -211,6 +220,12 @@ class Settings:
         resolve, tenant_resolve = parse_scoped_resolve(env.get("SKILLHOUSE_RESOLVE", ""))
         private_hosts, tenant_private_hosts = parse_private_hosts(env.get("SKILLHOUSE_PRIVATE_HOSTS", ""))
         release_cache = env.get("SKILLHOUSE_RELEASE_CACHE", "")
+        telemetry = env.get("SKILLHOUSE_TELEMETRY", "").strip().lower() or "off"
+        if telemetry not in ("off", "otlp"):
+            raise ValueError(f"SKILLHOUSE_TELEMETRY must be otlp or off, not {telemetry!r}")
+        log_format = env.get("SKILLHOUSE_LOG_FORMAT", "").strip().lower() or "text"
+        if log_format not in ("text", "json"):
+            raise ValueError(f"SKILLHOUSE_LOG_FORMAT must be text or json, not {log_format!r}")
         return cls(
             data_dir=data_dir,
             database_url=env.get("SKILLHOUSE_DATABASE_URL", ""),
@@ -241,4 +256,8 @@ class Settings:
             token=env.get("SKILLHOUSE_TOKEN") or None,
             release_cache=(None if release_cache == "off"
                            else Path(release_cache) if release_cache else _default_release_cache(env)),
+            telemetry=telemetry,
+            trace_upstreams=parse_flag(env, "SKILLHOUSE_TRACE_UPSTREAMS"),
+            log_format=log_format,
+            shutdown_seconds=parse_seconds(env, "SKILLHOUSE_SHUTDOWN_SECONDS", 30.0),
         )

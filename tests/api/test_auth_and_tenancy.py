@@ -13,9 +13,14 @@ Headers = dict[str, str]
 VALUES = {"skill": "hollowbrook", "version": "1.0.0", "skill_id": "github-coding-custom", "token_id": "1"}
 
 
+PROBES = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")}
+"""Open to orchestrators and Prometheus without a token (docs/security.md), so left out below."""
+
+
 def _routes(app: FastAPI) -> list[tuple[str, str]]:
-    """Every operation of the app's OpenAPI document (which is every route the app serves)."""
-    return [(method.upper(), path) for path, item in app.openapi()["paths"].items() for method in item]
+    """Every operation of the app's OpenAPI document (which is every route the app serves) but the probes."""
+    return [(method.upper(), path) for path, item in app.openapi()["paths"].items() for method in item
+            if (method.upper(), path) not in PROBES]
 
 
 def _url(path: str) -> str:

@@ -1,4 +1,4 @@
-"""The offline commands start without the server stack: no SQLAlchemy, Alembic, FastAPI, uvicorn or httpx.
+"""The offline commands start without the server stack: no SQLAlchemy, Alembic, FastAPI, uvicorn, httpx, OpenTelemetry or prometheus-client.
 
 Each command runs in a fresh interpreter (the test process has loaded everything already) under a
 wrapper that writes the names of the loaded modules to a file when the command exits.
@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import HOLLOWBROOK
 from tests.openapi.specs import openapi
 
-SERVER_STACK = {"sqlalchemy", "alembic", "fastapi", "uvicorn", "httpx", "starlette"}
+SERVER_STACK = {"sqlalchemy", "alembic", "fastapi", "uvicorn", "httpx", "starlette", "opentelemetry", "prometheus_client"}
 
 # Runs the CLI as the `skillhouse` script does and records sys.modules at exit, whatever the exit code.
 WRAPPER = """

@@ -20,6 +20,7 @@ from skillhouse.api import (
     routes_approvals,
     routes_credentials,
     routes_guest,
+    routes_health,
     routes_keys,
     routes_limits,
     routes_runtime,
@@ -28,20 +29,34 @@ from skillhouse.api import (
     routes_turns,
 )
 from skillhouse.api.errors import install_error_handlers
+from skillhouse.api.metrics import Metrics, Observed
 from skillhouse.api.response_headers import EveryAnswer
+from skillhouse.gateway.waiting import waiting
 from skillhouse.host.guest_state import GuestState
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
 ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials,
-           routes_keys, routes_limits, routes_guest, console)
+           routes_keys, routes_limits, routes_guest, routes_health, console)
 
 
 class SkillhouseApp(FastAPI):
-    """FastAPI with :class:`EveryAnswer` outermost, where even the server-error page passes through it."""
+    """FastAPI with :class:`EveryAnswer` outermost, where even the server-error page passes through it,
+    and :class:`~skillhouse.api.metrics.Observed` (span, metrics, log line) just inside it."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        return EveryAnswer(super().build_middleware_stack())
+        return EveryAnswer(Observed(super().build_middleware_stack(), self.state.metrics))
+
+
+def _gauges(app: FastAPI) -> list[tuple[str, str, float]]:
+    counts = waiting(app.state.database)
+    return [
+        ("skillhouse_approvals_pending", "Held requests waiting for a person's decision, over every tenant.",
+         counts.approvals_pending),
+        ("skillhouse_idempotency_keys_unresolved", "Keys whose request's outcome is unknown until someone clears them.",
+         counts.keys_unresolved),
+        ("skillhouse_guest_pool_idle", "Warm guests in this process waiting for a call.", app.state.guest.pool.idle_total()),
+    ]
 
 
 @asynccontextmanager
@@ -75,6 +90,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.state.settings = settings
     app.state.guest = guest
     app.state.database = database or open_database(settings.database_url)
+    app.state.metrics = Metrics(lambda: _gauges(app))
     install_error_handlers(app)
     for module in ROUTERS:
         app.include_router(module.router)

@@ -31,6 +31,11 @@ def get_gateway(request: Request) -> Gateway:
             if gateway is None:
                 gateway = make_gateway(state.settings, state.database)  # GatewayUnavailable: 503
                 state.gateway = gateway
+    observe = state.metrics.observe_decision
+    if observe not in gateway.observers:  # also a gateway handed over by serve or a test
+        with _BUILDING:
+            if observe not in gateway.observers:
+                gateway.observers.append(observe)
     return gateway
 
 

@@ -116,15 +116,44 @@ def banner(settings: Settings, database: Database, guest: GuestStatus, host: str
     ]
 
 
-def _log_to_stderr() -> None:
+def _log_to_stderr(settings: Settings) -> dict[str, object] | None:
+    """Send skillhouse's log lines to stderr; uvicorn's logging configuration (``None``: ours, JSON lines)."""
     # imported here: uvicorn and the app's stack load only when a server starts
+    from uvicorn.config import LOGGING_CONFIG
     from uvicorn.logging import DefaultFormatter
 
+    from skillhouse.telemetry import JsonLines
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s", use_colors=False))
+    json_lines = settings.log_format == "json"
+    handler.setFormatter(JsonLines() if json_lines else DefaultFormatter("%(levelprefix)s %(message)s", use_colors=False))
     logger = logging.getLogger("skillhouse")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    if not json_lines:
+        # uvicorn's access log says the same for people; the JSON line per request is for collectors
+        logging.getLogger("skillhouse.requests").setLevel(logging.WARNING)
+        return LOGGING_CONFIG
+    for name in ("uvicorn", "uvicorn.error"):
+        server_logger = logging.getLogger(name)
+        server_logger.handlers[:] = [handler]
+        server_logger.setLevel(logging.INFO)
+        server_logger.propagate = False
+    logging.getLogger("uvicorn.access").disabled = True
+    return None
+
+
+def _trace(settings: Settings) -> None:
+    if settings.telemetry == "otlp":
+        from skillhouse.telemetry import (
+            otlp_meter_provider,
+            otlp_provider,
+            use_meter_provider,
+            use_tracer_provider,
+        )
+
+        use_tracer_provider(otlp_provider(), propagate=settings.trace_upstreams)
+        use_meter_provider(otlp_meter_provider())
 
 
 def _refuse(message: str, command: str = "serve") -> NoReturn:
@@ -154,9 +183,16 @@ def serve(host: str, port: int) -> None:
         gateway = check_gateway(settings, database)
     except (ValueError, UnknownRunner, BadConfiguration) as exc:
         _refuse(str(exc))
-    _log_to_stderr()
+    log_config = _log_to_stderr(settings)
+    _trace(settings)
     app = create_app(settings, database, guest)
     app.state.gateway = gateway
     for line in banner(settings, database, guest.settle(), host, port):
-        print(line, file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+        if settings.log_format == "json":
+            logging.getLogger("skillhouse.serve").info(line.strip())
+        else:
+            print(line, file=sys.stderr, flush=True)
+    # on SIGTERM uvicorn stops accepting, lets requests in flight finish for shutdown_seconds, then
+    # cancels the rest; the API logs each one it cancelled (api/metrics.py)
+    uvicorn.run(app, host=host, port=port, log_level="info", log_config=log_config,
+                access_log=settings.log_format != "json", timeout_graceful_shutdown=int(max(1, settings.shutdown_seconds)))

@@ -23,7 +23,8 @@ audit row once, after it is decided.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -66,6 +67,7 @@ from skillhouse.gateway.upstream import (
 )
 from skillhouse.json_types import FetchAnswer, FetchRequest, JsonObject
 from skillhouse.store.database import Database
+from skillhouse.telemetry import annotate, inject_traceparent, span
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -147,9 +149,25 @@ class Gateway:
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
         self.limits = RateLimits(database)
+        self.observers: list[Callable[[str, float], None]] = []
+        """Told each decision's code (``allowed``, ``replayed`` or the refusal's) and its seconds (metrics)."""
 
     def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
+        started = time.perf_counter()
+        with span("skillhouse.gateway", tenant=turn.tenant) as current:
+            answer = self._fetch_safely(turn, request)
+            error = answer.get("error")
+            code = str(error.get("code")) if isinstance(error, Mapping) else "replayed" if answer.get("replayed") else "allowed"
+            if current is not None:
+                status = answer.get("status")
+                annotate(current, code=code, replayed=bool(answer.get("replayed")),
+                         http__response__status_code=status if isinstance(status, int) else None)
+        for observe in self.observers:
+            observe(code, time.perf_counter() - started)
+        return answer
+
+    def _fetch_safely(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
         try:
             return self._fetch(turn, request)
         except Exception as exc:
@@ -291,10 +309,18 @@ class Gateway:
         if key is not None:
             headers["Idempotency-Key"] = key
         try:
-            with self.slots.hold(turn.tenant):
+            with self.slots.hold(turn.tenant), span(
+                "skillhouse.upstream", operation=call.match.operation.qualified if call.match else None,
+                http__request__method=request.method, server__address=call.target.host,
+                server__port=call.target.port,
+            ) as current:
+                inject_traceparent(headers)
                 response = self.upstream.send(
                     call.decision, request.method, request.url.text, headers, request.body, target=request.url.request_target
                 )
+                if current is not None:
+                    annotate(current, http__response__status_code=response.status,
+                             http__response__body__size=len(response.body.encode()))
         except NotSent as exc:
             if key is not None:
                 self.keys.release(turn.tenant, key)

@@ -28,6 +28,7 @@ from skillhouse.host.runner import GuestRunner, make_runner
 from skillhouse.host.runner_pool import RunnerPool
 from skillhouse.host.turn import TurnHost
 from skillhouse.json_types import JsonObject, ModelAnswer, ModelRequest, ReleaseDocument, ToolAnswer
+from skillhouse.telemetry import annotate, span, tracing
 
 
 class GuestUnavailable(Unavailable):
@@ -72,13 +73,14 @@ def run_agent(
     without it, one of kind ``guest``."""
     context = TurnContext(tenant, turn_id, BoundReleases(releases))
     host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
-    runner = _runner(host, guest) if make is None else make(host)
-    try:
-        transcript: JsonObject = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
-    finally:
-        close = getattr(runner, "close", None)
-        if close is not None:
-            close()
+    with span("skillhouse.turn", tenant=tenant, turn_id=turn_id):
+        runner = _runner(host, guest) if make is None else make(host)
+        try:
+            transcript: JsonObject = json.loads(runner.run_turn(json.dumps(dict(request), ensure_ascii=False)))
+        finally:
+            close = getattr(runner, "close", None)
+            if close is not None:
+                close()
     return transcript
 
 
@@ -101,6 +103,17 @@ def run_call(
     """
     context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers)
     pool = RUNNER_POOL if pool is None else pool
-    with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner:
-        answer: ToolAnswer = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
+    skills = versions = None
+    if tracing():
+        skills = ",".join(sorted({str(release.get("skill", "")) for release in releases}))
+        versions = ",".join(sorted({str(release.get("version", "")) for release in releases}))
+    with span("skillhouse.tool_call", tenant=tenant, turn_id=turn_id, tool=tool, skill=skills, version=versions,
+              guest=guest) as current:
+        with pool.checkout(guest, tenant, releases, fetch=lambda request: gateway.fetch(context, request)) as runner, \
+                span("skillhouse.guest", guest=guest):
+            answer: ToolAnswer = json.loads(runner.call_tool(tool, json.dumps(dict(arguments), ensure_ascii=False)))
+        if current is not None:
+            error = answer.get("error")
+            annotate(current, code=str(error.get("code")) if isinstance(error, dict) else None,
+                     replayed=bool(answer.get("replayed")))
     return answer

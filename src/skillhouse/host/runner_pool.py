@@ -78,6 +78,11 @@ class RunnerPool:
         with self._lock:
             return len(self._idle.get(key, []))
 
+    def idle_total(self) -> int:
+        """Warm runners waiting for a call, over every key (the guest pool's size on ``/metrics``)."""
+        with self._lock:
+            return sum(len(runners) for runners in self._idle.values())
+
     @contextmanager
     def checkout(
         self,

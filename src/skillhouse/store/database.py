@@ -27,6 +27,7 @@ refuses to start with :class:`SchemaAhead` instead of running against tables it 
 
 from __future__ import annotations
 
+import functools
 import select
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -147,8 +148,7 @@ class Database:
 
         Raises :class:`SchemaAhead` when the database is at a revision newer than this code's.
         """
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
+        config = _alembic_config()
         with self.engine.begin() as connection:
             if self.dialect == "postgresql":
                 # held until this transaction (which runs every migration) commits or rolls back
@@ -176,8 +176,26 @@ class Database:
         with self._readers() as session, session.begin():
             yield session
 
+    def schema_is_current(self) -> bool:
+        """Whether the database answers and carries every migration this code knows (``/readyz``); raises
+        the driver's error when the database does not answer."""
+        with self.engine.connect() as connection:
+            current = set(MigrationContext.configure(connection).get_current_heads())
+        return current == _head_revisions()
+
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+@functools.cache
+def _head_revisions() -> frozenset[str]:
+    return frozenset(ScriptDirectory.from_config(_alembic_config()).get_heads())
 
 
 def open_database(url: str, migrate: bool = True) -> Database:
