@@ -61,7 +61,7 @@ def call_get_issue(client: TestClient, headers: Headers) -> None:
     assert put.status_code == 200, put.text
     body = {"tool_pack": "coding.v1", "manifest_ref": {"integration_id": "github.primary"}, "operation": "get_issue",
             "secrets_ref": "api.github.com/authorization",
-            "arguments": {"owner": OWNER, "repo": REPO, "issue_number": 4242}}
+            "arguments": {"owner": OWNER, "repo": REPO, "issue_number": 987654321}}
     response = client.post("/api/runtime/tools/execute", json=body, headers=headers)
     assert response.status_code == 200, response.text
 
@@ -99,10 +99,10 @@ def test_one_call_is_one_span_tree_with_what_happened_and_no_secret(
     assert attributes["skillhouse.upstream"]["server.port"] == 443
     assert attributes["skillhouse.upstream"]["skillhouse.operation"].endswith("get_issue")
     shown = repr([(span.name, dict(span.attributes or {}), span.events) for span in spans])
-    for secret_or_argument in (CANARY, OWNER, REPO, "4242"):
+    for secret_or_argument in (CANARY, OWNER, REPO, "987654321"):
         assert secret_or_argument not in shown
     # the upstream's request carries the upstream span's trace context
-    (request,) = [r for r in received.requests if r["path"].endswith("/issues/4242")]
+    (request,) = [r for r in received.requests if r["path"].endswith("/issues/987654321")]
     version, trace_id, span_id, _flags = request["headers"]["traceparent"].split("-")
     assert (version, int(trace_id, 16), int(span_id, 16)) == ("00", upstream.context.trace_id, upstream.context.span_id)
 
