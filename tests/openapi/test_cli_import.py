@@ -176,15 +176,15 @@ def test_allow_remote_refs_fetches_them_and_allow_ref_root_opens_a_directory(tmp
         spec.write_text(json.dumps(openapi({
             "/mirrors": {"get": {"operationId": "listMirrors", "parameters": [{"$ref": f"{url}/params.yaml#/Mirror"}]}},
             "/gone": {"get": {"operationId": "gone", "parameters": [{"$ref": f"{url}/missing.yaml#/Mirror"}]}},
-            "/regions": {"get": {"operationId": "listRegions", "parameters": [{"$ref": "../shared/region.json"}]}},
+            "/regions": {"get": {"operationId": "listRegions", "parameters": [{"$ref": "../common/region.json"}]}},
         })))  # fmt: skip
-        (tmp_path / "shared").mkdir()
-        (tmp_path / "shared" / "region.json").write_text(json.dumps({"name": "region", "in": "query", "schema": {"type": "string"}}))
+        (tmp_path / "common").mkdir()
+        (tmp_path / "common" / "region.json").write_text(json.dumps({"name": "region", "in": "query", "schema": {"type": "string"}}))
         refused = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "a"), "--name", "m"])
         assert refused.exit_code == 0, refused.output
         assert "3 operations: 0 written, 0 adapted, 3 skipped" in refused.stderr
         allowed = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "b"), "--name", "m",
-                                           "--allow-remote-refs", "--allow-ref-root", str(tmp_path / "shared")])
+                                           "--allow-remote-refs", "--allow-ref-root", str(tmp_path / "common")])
         assert allowed.exit_code == 0, allowed.output
         assert "3 operations: 2 written, 0 adapted, 1 skipped" in allowed.stderr
         assert "the server answered 404 [ref-remote-failed]" in allowed.stderr
