@@ -30,6 +30,7 @@ from skillhouse.api import (
 )
 from skillhouse.api.errors import install_error_handlers
 from skillhouse.api.metrics import Metrics, Observed
+from skillhouse.api.model_deps import close_model
 from skillhouse.api.response_headers import EveryAnswer
 from skillhouse.gateway.waiting import waiting
 from skillhouse.host.guest_state import GuestState
@@ -67,6 +68,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         guest.close()
+        close_model(app.state)
 
 
 def create_app(settings: Settings | None = None, database: Database | None = None,

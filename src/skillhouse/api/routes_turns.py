@@ -14,18 +14,18 @@ SQLite an open write transaction would hold the lock the gateway needs.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillhouse.api.bodies import SKILL_PATTERN, VERSION_PATTERN, Profile
-from skillhouse.api.deps import DatabaseDep, RunDep, SettingsDep
+from skillhouse.api.deps import DatabaseDep, RunDep
 from skillhouse.api.errors import ApiError
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
+from skillhouse.api.model_deps import app_model
 from skillhouse.host.calls import run_agent, run_call
-from skillhouse.host.models.factory import model_from_settings
 from skillhouse.json_types import ChatMessage, JsonObject, ProviderTool
 from skillhouse.registry.turns import MAX_SKILLS, Turn, bind_turn, load_turn
 
@@ -155,7 +155,9 @@ class RunOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     final: str | None = Field(default=None, description="The model's final answer, when it gave one.")
-    stopped: str = Field(description="`answer`, `max-steps`, `model-error` or `bad-request`.")
+    stopped: Literal["answer", "step-limit", "model-error", "bad-request"] = Field(
+        description="Why the loop stopped: the model answered, it used every step (`max_steps`), the model failed, "
+                    "or the request could not be run.")
     steps: int
     messages: list[ChatMessage]
     error: JsonObject | None = None
@@ -163,18 +165,18 @@ class RunOut(BaseModel):
 
 @router.post("/{turn_id}/run", response_model_exclude_unset=True, responses=gateway_responses(404))
 def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep, gateway: GatewayDep,
-             settings: SettingsDep, guest: GuestDep) -> RunOut:
+             guest: GuestDep, request: Request) -> RunOut:
     """Run the agent loop with the deployment's model (``SKILLHOUSE_MODEL``): the model's tool calls go
     through the guest and the gateway like ``/calls``; held, refused and replayed calls are in the transcript.
     A deployment that names no model answers ``503 model-not-configured``; one whose model cannot be
-    built, ``503 model-unavailable``."""
+    built, ``503 model-unavailable``. The app builds its model client once and reuses it for every run."""
     if body.prompt is None and not body.messages:
         raise ApiError("give a prompt or messages", code="invalid-request")
     with database.transaction() as session:
         turn = load_turn(session, tenant.id, turn_id)
-    model = model_from_settings(settings)  # ModelConfigError: 503 model-not-configured / model-unavailable
-    request = body.model_dump(exclude_none=True)
+    model = app_model(request.app.state)  # ModelConfigError: 503 model-not-configured / model-unavailable
+    run = body.model_dump(exclude_none=True)
     require_guest(guest)
-    transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, guest.kind,
+    transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, run, model.complete, guest.kind,
                            guest.make_runner)
     return RunOut.model_validate(transcript)

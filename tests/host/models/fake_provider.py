@@ -21,6 +21,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: int = 0
+    """The client's port: requests with the same one came over one connection."""
 
 
 @dataclass
@@ -37,6 +39,9 @@ class FakeProvider:
     url: str
     replies: list[Reply] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
+    closed: list[int] = field(default_factory=list)
+    """The client ports of connections the client has closed."""
+    connection_closed: threading.Event = field(default_factory=threading.Event)
 
     def reply(self, body: Any = None, status: int = 200, raw: bytes | None = None) -> None:
         self.replies.append(Reply(status, body, raw))
@@ -52,7 +57,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.fake.received.append(Received("POST", self.path, headers, json.loads(raw) if raw else None))
+        self.fake.received.append(Received("POST", self.path, headers, json.loads(raw) if raw else None,
+                                           self.client_address[1]))
         reply = self.fake.replies.pop(0) if self.fake.replies else Reply(500, {"error": "no reply queued"})
         if reply.hold is not None:
             reply.hold.wait(timeout=10)
@@ -65,6 +71,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:
             pass  # the client gave up waiting
+
+    def finish(self) -> None:
+        super().finish()
+        self.fake.closed.append(self.client_address[1])
+        self.fake.connection_closed.set()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

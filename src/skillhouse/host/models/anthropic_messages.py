@@ -131,6 +131,9 @@ class AnthropicMessagesModel:
         # server blocks from answers, by the id of the first call that followed them
         self._server_blocks: dict[str, Blocks] = {}
 
+    def close(self) -> None:
+        self._client.close()
+
     def __repr__(self) -> str:
         return f"AnthropicMessagesModel(model={self.model!r}, url={self.url!r}, deferred={self.deferred})"
 

@@ -32,6 +32,10 @@ class ChatModel(Protocol):
         """The model's next turn for ``request``, or ``{"error": {...}}``; never raises."""
         ...
 
+    def close(self) -> None:
+        """Let go of what the model holds (a provider's connections); it is not used afterwards."""
+        ...
+
 
 def model_error(code: str, message: str, **extra: Any) -> ModelAnswer:
     return {"error": {"code": code, "message": message, **extra}}

@@ -106,6 +106,9 @@ class OpenAIChatModel:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = ProviderClient("openai", headers, (api_key,), timeout, transport)
 
+    def close(self) -> None:
+        self._client.close()
+
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self.model!r}, url={self.url!r})"
 

@@ -102,6 +102,9 @@ class ScriptedModel:
         self.plan = list(plan)
         self.name = name
 
+    def close(self) -> None:
+        """Nothing to let go of: a plan holds no connection."""
+
     def __repr__(self) -> str:
         return f"ScriptedModel({self.name!r}, {len(self.plan)} steps)"
 
