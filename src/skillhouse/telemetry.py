@@ -10,7 +10,10 @@ code, status, bytes, replay, route. An attribute not on it is dropped, so no arg
 header or credential can reach an exporter by a slip at a call site.
 
 Span tree of one API call: ``skillhouse.request`` > ``skillhouse.tool_call`` > ``skillhouse.guest``
-> ``skillhouse.gateway`` > ``skillhouse.upstream``; an agent turn is ``skillhouse.turn``.
+> ``skillhouse.gateway`` > ``skillhouse.upstream``; an agent turn is ``skillhouse.turn``; an MCP request
+(``tools/list``, ``tools/call``) is ``skillhouse.mcp``, the parent of its tool call. A request that arrives with a
+W3C ``traceparent`` (an HTTP header, or an MCP request's ``_meta``) continues the caller's trace
+(:func:`continuing`): the caller's span is the parent of skillhouse's first.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +36,7 @@ ATTRIBUTES = frozenset({
     "skillhouse.tenant", "skillhouse.skill", "skillhouse.version", "skillhouse.operation", "skillhouse.tool",
     "skillhouse.turn_id", "skillhouse.guest", "skillhouse.decision", "skillhouse.code", "skillhouse.replayed",
     "http.request.method", "http.route", "http.response.status_code", "http.response.body.size",
-    "server.address", "server.port", "skillhouse.request_id",
+    "server.address", "server.port", "skillhouse.request_id", "mcp.method.name",
 })
 """The only attribute names a span may carry; none of them holds an argument, a header or a secret."""
 
@@ -110,6 +113,25 @@ def inject_traceparent(headers: MutableMapping[str, str]) -> None:
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
     TraceContextTextMapPropagator().inject(headers)
+
+
+@contextmanager
+def continuing(carrier: Mapping[str, str]) -> Iterator[None]:
+    """Spans opened in the block continue the trace of the W3C ``traceparent`` (and ``tracestate``) in ``carrier``.
+
+    Nothing happens while tracing is off or without a ``traceparent``; one that does not parse is ignored, so
+    the block's spans start a trace of their own, as they would without it."""
+    if _state["tracer"] is None or "traceparent" not in carrier:
+        yield
+        return
+    from opentelemetry import context
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    token = context.attach(TraceContextTextMapPropagator().extract(carrier))
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 def current_ids() -> tuple[str, str] | None:

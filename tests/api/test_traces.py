@@ -55,14 +55,14 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Test
         app.state.gateway.close()
 
 
-def call_get_issue(client: TestClient, headers: Headers) -> None:
+def call_get_issue(client: TestClient, headers: Headers, trace: Headers | None = None) -> None:
     put = client.put("/v1/credentials", json={"host": "api.github.com", "scheme": "bearer", "value": CANARY},
                      headers=headers)
     assert put.status_code == 200, put.text
     body = {"tool_pack": "coding.v1", "manifest_ref": {"integration_id": "github.primary"}, "operation": "get_issue",
             "secrets_ref": "api.github.com/authorization",
             "arguments": {"owner": OWNER, "repo": REPO, "issue_number": 987654321}}
-    response = client.post("/api/runtime/tools/execute", json=body, headers=headers)
+    response = client.post("/api/runtime/tools/execute", json=body, headers={**headers, **(trace or {})})
     assert response.status_code == 200, response.text
 
 
@@ -116,3 +116,36 @@ def test_with_tracing_off_no_traceparent_leaves_and_the_decision_is_still_counte
     found = samples(client.get("/metrics").text)
     assert found[("skillhouse_gateway_decisions_total", (("code", "allowed"),))] == 1
     assert found[("skillhouse_gateway_decision_duration_seconds_count", (("code", "allowed"),))] == 1
+
+
+CALLER_TRACE, CALLER_SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+
+
+def test_a_request_with_a_traceparent_continues_the_callers_trace_down_to_the_upstream(
+    world: tuple[TestClient, Headers, Received], exporter: InMemorySpanExporter
+) -> None:
+    client, headers, received = world
+    call_get_issue(client, headers, {"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01", "tracestate": "vendor=1"})
+    spans = exporter.get_finished_spans()
+    (upstream,) = [span for span in spans if span.name == "skillhouse.upstream"]
+    line = lineage(spans, upstream)
+    assert line[0].name == "skillhouse.request"
+    # the caller's span is the parent of skillhouse's first, and every span is in the caller's trace
+    assert line[0].parent is not None and line[0].parent.is_remote
+    assert (f"{line[0].parent.trace_id:032x}", f"{line[0].parent.span_id:016x}") == (CALLER_TRACE, CALLER_SPAN)
+    assert {f"{span.context.trace_id:032x}" for span in line} == {CALLER_TRACE}
+    (request,) = [r for r in received.requests if r["path"].endswith("/issues/987654321")]
+    assert request["headers"]["traceparent"].split("-")[1] == CALLER_TRACE
+    assert request["headers"]["tracestate"] == "vendor=1"
+
+
+@pytest.mark.parametrize("traceparent", ["00-zz-00f067aa0ba902b7-01", f"00-{'0' * 32}-{CALLER_SPAN}-01", "garbage"])
+def test_a_traceparent_that_does_not_parse_starts_a_trace_of_its_own(
+    tmp_path: Path, exporter: InMemorySpanExporter, traceparent: str
+) -> None:
+    with scratch_database("sqlite", tmp_path) as database:
+        app = create_app(Settings(data_dir=tmp_path, database_url=database.url, guest="inprocess"), database)
+        with TestClient(app) as client:
+            assert client.get("/healthz", headers={"traceparent": traceparent}).status_code == 200
+    (request,) = [span for span in exporter.get_finished_spans() if span.name == "skillhouse.request"]
+    assert request.parent is None and f"{request.context.trace_id:032x}" != CALLER_TRACE

@@ -27,10 +27,14 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from sqlalchemy import select
 from tests.hollowbrook import running_hollowbrook
 from typer.testing import CliRunner
 
+from skillhouse import telemetry
 from skillhouse.cli import app
 from skillhouse.cli.mcp_command import BindError, BoundTurn, open_turn
 from skillhouse.examples import HollowbrookHTTPServer
@@ -478,3 +482,54 @@ def test_a_failed_guest_build_is_refused_with_its_code_after_the_step_it_failed_
     assert "no space left on device" in refused.value.message
     assert capsys.readouterr().err.splitlines() == [f"skillhouse mcp: {BUILD_STEPS[0]}"]
 
+
+
+CALLER_TRACE, CALLER_SPAN = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+
+
+@pytest.fixture
+def exporter() -> Iterator[InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry.use_tracer_provider(provider)
+    try:
+        yield exporter
+    finally:
+        telemetry.use_tracer_provider(None)
+
+
+def test_each_mcp_request_is_a_span_and_a_call_continues_the_clients_trace_down_to_the_upstream(
+    turn: BoundTurn, house: HollowbrookHTTPServer, exporter: InMemorySpanExporter
+) -> None:
+    meta: Any = {"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"}
+
+    async def session() -> None:
+        async with in_memory(turn) as client:
+            await client.list_tools()
+            await client.call_tool("hollowbrook_create_booking", BOOKING, meta=meta)
+            await client.call_tool("hollowbrook_create_booking", BOOKING)
+
+    anyio.run(session)
+    spans = exporter.get_finished_spans()
+    requests = [span for span in spans if span.name == "skillhouse.mcp"]
+    assert [(s.attributes or {}).get("mcp.method.name") for s in requests] == ["tools/list", "tools/call", "tools/call"]
+    listed, booked, resent = requests
+    assert listed.parent is None and resent.parent is None
+    assert booked.parent is not None and booked.parent.is_remote
+    assert (f"{booked.parent.trace_id:032x}", f"{booked.parent.span_id:016x}") == (CALLER_TRACE, CALLER_SPAN)
+    assert dict(booked.attributes or {}) == {"mcp.method.name": "tools/call", "skillhouse.tenant": TENANT,
+                                             "skillhouse.turn_id": turn.turn_id, "skillhouse.tool": "hollowbrook_create_booking",
+                                             "skillhouse.code": "allowed"}
+    assert (resent.attributes or {})["skillhouse.code"] == "replayed"
+    # the call's tree under the MCP request: tool call > guest > gateway decision > upstream request
+    by_id = {span.context.span_id: span for span in spans}
+    (upstream,) = [span for span in spans if span.name == "skillhouse.upstream"]
+    line = [upstream]
+    while line[0].parent is not None and line[0].parent.span_id in by_id:
+        line.insert(0, by_id[line[0].parent.span_id])
+    assert [span.name for span in line] == ["skillhouse.mcp", "skillhouse.tool_call", "skillhouse.guest",
+                                            "skillhouse.gateway", "skillhouse.upstream"]
+    assert {f"{span.context.trace_id:032x}" for span in line} == {CALLER_TRACE}
+    shown = repr([dict(span.attributes or {}) for span in spans])
+    assert BOOKING["guest_name"] not in shown and BOOKING["arrival"] not in shown

@@ -35,7 +35,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from skillhouse.telemetry import annotate, meter, span
+from skillhouse.telemetry import annotate, continuing, meter, span, tracing
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Meter
@@ -133,6 +133,14 @@ class Metrics:
         return generate_latest(self.registry)
 
 
+def _trace_headers(scope: Scope) -> dict[str, str]:
+    """The caller's W3C trace context headers (``traceparent``, ``tracestate``), when it sent them."""
+    if not tracing():
+        return {}
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())
+            if name in (b"traceparent", b"tracestate")}
+
+
 def _route_of(scope: Scope) -> str:
     """The template of the route that answered: FastAPI's routes say it in the scope; Starlette's own
     (``/openapi.json``, ``/docs``) are found by their endpoint; a path nothing matched is ``unmatched``."""
@@ -171,7 +179,9 @@ class Observed:
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
             await send(message)
 
-        with span("skillhouse.request", http__request__method=method, request_id=request_id) as current:
+        with continuing(_trace_headers(scope)), span(
+            "skillhouse.request", http__request__method=method, request_id=request_id
+        ) as current:
             try:
                 await self.app(scope, receive, send_noting_status)
             except asyncio.CancelledError:

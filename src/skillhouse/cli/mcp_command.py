@@ -204,6 +204,9 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
     except ValueError as exc:
         print(f"error: invalid-settings: {exc}", file=sys.stderr)
         return 2
+    from skillhouse.cli.serve import start_telemetry
+
+    start_telemetry(settings)  # SKILLHOUSE_TELEMETRY=otlp: a span per MCP request, exported over OTLP
     try:
         turn = open_turn(settings, refs, tenant, settings.token, guest)
     except SkillhouseError as exc:

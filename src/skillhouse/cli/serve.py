@@ -143,7 +143,8 @@ def _log_to_stderr(settings: Settings) -> dict[str, object] | None:
     return None
 
 
-def _trace(settings: Settings) -> None:
+def start_telemetry(settings: Settings) -> None:
+    """With ``SKILLHOUSE_TELEMETRY=otlp``, record spans and metrics and export them as the ``OTEL_*`` variables say."""
     if settings.telemetry == "otlp":
         from skillhouse.telemetry import (
             otlp_meter_provider,
@@ -184,7 +185,7 @@ def serve(host: str, port: int) -> None:
     except (ValueError, UnknownRunner, BadConfiguration) as exc:
         _refuse(str(exc))
     log_config = _log_to_stderr(settings)
-    _trace(settings)
+    start_telemetry(settings)
     app = create_app(settings, database, guest)
     app.state.gateway = gateway
     for line in banner(settings, database, guest.settle(), host, port):

@@ -3,7 +3,8 @@
 :class:`TurnTools` is what the server offers and does for a turn bound by
 :func:`skillhouse.registry.turns.bind_turn` (profile ``mcp``): every bound operation as an MCP tool
 (the profile's definition, hints from the declaration) plus ``read_object`` for the skills'
-documents. A call runs through :func:`skillhouse.host.calls.run_call`, the path of
+documents. Each ``tools/list`` and ``tools/call`` request is a ``skillhouse.mcp`` span (continuing the
+client's trace when its ``_meta`` carries a ``traceparent``). A call runs through :func:`skillhouse.host.calls.run_call`, the path of
 ``POST /v1/turns/{id}/calls``: a fresh guest validates and translates it and its request leaves
 through the gateway. :func:`mcp_server` wraps it in an SDK :class:`~mcp.server.lowlevel.Server`;
 :func:`serve_stdio` and :func:`serve_http` run that server over stdio or streamable HTTP on loopback.
@@ -33,6 +34,7 @@ from skillhouse.gateway import Gateway
 from skillhouse.host.calls import GuestUnavailable, model_result, run_call
 from skillhouse.json_types import JsonSchema, ProviderTool, ToolAnswer
 from skillhouse.registry.turns import OFFERED_EAGER, Turn
+from skillhouse.telemetry import annotate, continuing, span
 
 PROFILE = "mcp"
 # reading a bound skill's documents changes nothing and stays inside the turn
@@ -132,6 +134,23 @@ class TurnTools:
         return f"no tool {name!r} in this turn; nearest: {', '.join(nearest)}"
 
 
+def _trace_context(params: types.PaginatedRequestParams | types.CallToolRequestParams | None) -> dict[str, str]:
+    """The caller's W3C trace context in the request's ``_meta`` (``traceparent``, ``tracestate``), as MCP
+    clients that trace send it."""
+    meta: Mapping[str, Any] = (params.meta if params is not None else None) or {}
+    return {name: value for name in ("traceparent", "tracestate") if isinstance(value := meta.get(name), str)}
+
+
+def _code_of(result: types.CallToolResult) -> str:
+    """How the call ended, as the gateway's decision codes say it: ``allowed`` (the upstream answered), ``replayed``,
+    or the refusal's or signal's code (``rate-limited``, ``approval-required``...)."""
+    answer = result.structured_content if isinstance(result.structured_content, dict) else {}
+    problem = answer.get("error")
+    if isinstance(problem, dict):
+        return str(problem.get("code", "error"))
+    return "replayed" if answer.get("replayed") is True else "allowed"
+
+
 def call_result(outcome: Outcome) -> types.CallToolResult:
     """The notice (if any), then the answer's JSON text; the same answer as structured content (a
     response's JSON body is part of it, parsed: ``structuredContent.body`` is the document itself)."""
@@ -148,11 +167,20 @@ def mcp_server(tools: TurnTools, name: str, instructions: str | None = None) -> 
     approvals) is the gateway's, in the store.
     """
 
-    async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools.tools())
+    turn = tools.turn
+
+    async def list_tools(_ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        with continuing(_trace_context(params)), span("skillhouse.mcp", mcp__method__name="tools/list",
+                                                      tenant=turn.tenant, turn_id=turn.id):
+            return types.ListToolsResult(tools=tools.tools())
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+        # the worker thread runs in a copy of this context, so the tool call's spans are this span's children
+        with continuing(_trace_context(params)), span("skillhouse.mcp", mcp__method__name="tools/call",
+                                                      tenant=turn.tenant, turn_id=turn.id, tool=params.name) as current:
+            result = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+            annotate(current, code=_code_of(result))
+            return result
 
     return Server(
         name,
