@@ -1,5 +1,6 @@
-"""``skillhouse serve`` under an orchestrator: SIGTERM during a call stops accepting new connections,
-lets the call finish and send its answer (sent once, never again), then exits; a call still running at
+"""``skillhouse serve`` under an orchestrator: SIGTERM during calls stops accepting new connections,
+lets the calls finish and send their answers (nothing lost), then exits; the same calls through a
+restarted serve are replayed from the store (nothing resent); a call still running at
 the shutdown deadline is logged as unfinished, never resent; with
 ``SKILLHOUSE_LOG_FORMAT=json`` every log line is one JSON object, the call's with its request id."""
 
@@ -70,15 +71,16 @@ class Served:
     turn_id: str
     process: subprocess.Popen[bytes]
     log: Path
+    env: dict[str, str]
 
-    def call_in_background(self) -> tuple[threading.Thread, list[httpx.Response | Exception]]:
+    def call_in_background(self, booking: dict[str, Any] = BOOKING) -> tuple[threading.Thread, list[httpx.Response | Exception]]:
         answers: list[httpx.Response | Exception] = []
 
         def call() -> None:
             try:
                 answers.append(httpx.post(f"{self.url}/v1/turns/{self.turn_id}/calls", timeout=60,
                                           headers={"Authorization": f"Bearer {self.token}"},
-                                          json={"tool": "hollowbrook_create_booking", "arguments": BOOKING}))
+                                          json={"tool": "hollowbrook_create_booking", "arguments": booking}))
             except httpx.TransportError as exc:
                 answers.append(exc)
 
@@ -108,7 +110,7 @@ def serving(tmp_path: Path, house: HeldHouse, shutdown_seconds: int) -> Iterator
     try:
         wait_until_serving(url, process)
         files = {p.name: p.read_text(encoding="utf-8") for p in sorted(HOLLOWBROOK.iterdir()) if p.is_file()}
-        yield Served(url, token, publish_and_bind(url, token, files), process, log)
+        yield Served(url, token, publish_and_bind(url, token, files), process, log, env)
     finally:
         if process.poll() is None:
             process.kill()
@@ -122,31 +124,6 @@ def until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
             return True
         pause.wait(0.05)
     return condition()
-
-
-def test_sigterm_during_a_call_lets_it_finish_and_sends_it_once(tmp_path: Path, house: HeldHouse) -> None:
-    with serving(tmp_path, house, shutdown_seconds=30) as served:
-        call, answers = served.call_in_background()
-        assert house.arrived.wait(30), "the booking never reached the house"
-        served.process.send_signal(signal.SIGTERM)
-        assert until(lambda: refused(served.url)), "serve still accepts connections after SIGTERM"
-        assert served.process.poll() is None, "serve exited with a call in flight"
-        house.release.set()
-        call.join(60)
-        # uvicorn re-raises the signal once it has shut down, so the status says SIGTERM ended it
-        assert served.process.wait(30) in (0, -signal.SIGTERM)
-        events = served.events()
-    (answer,) = answers
-    assert isinstance(answer, httpx.Response) and answer.status_code == 200, answer
-    assert answer.json()["status"] == 201
-    assert len(house.house.bookings()) == 1
-    assert len([r for r in house.received if (r["method"], r["path"]) == ("POST", "/bookings")]) == 1
-    assert any(e["logger"] == "skillhouse.serve" and e["message"].startswith("credentials:") for e in events)
-    assert {"/openapi.json", "/v1/turns"} <= {e.get("route") for e in events}
-    (logged,) = [e for e in events if e.get("route") == "/v1/turns/{turn_id}/calls"]
-    assert logged["status"] == 200 and len(logged["request_id"]) == 32 and logged["level"] == "info"
-    assert answer.headers["x-request-id"] == logged["request_id"]
-    assert served.token not in served.log.read_text(encoding="utf-8")
 
 
 def test_a_call_past_the_shutdown_deadline_is_logged_as_unfinished_and_sent_once(
@@ -166,3 +143,61 @@ def test_a_call_past_the_shutdown_deadline_is_logged_as_unfinished_and_sent_once
     assert unfinished["level"] == "warning" and unfinished["route"] == "/v1/turns/{turn_id}/calls"
     assert not isinstance(answers[0], httpx.Response) or answers[0].status_code != 200
     assert len([r for r in house.received if (r["method"], r["path"]) == ("POST", "/bookings")]) == 1
+
+
+@contextmanager
+def serving_again(served: Served) -> Iterator[str]:
+    """Another ``skillhouse serve`` on the same store and settings (a replica restarted); its URL."""
+    port = free_port()
+    process = subprocess.Popen([str(SKILLHOUSE), "serve", "--port", str(port)], env=served.env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}", process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def test_sigterm_during_several_calls_loses_none_and_a_restarted_serve_resends_none(
+    tmp_path: Path, house: HeldHouse
+) -> None:
+    bookings = [{**BOOKING, "guest_name": f"Guest {n}", "arrival": f"2030-0{n}-01", "departure": f"2030-0{n}-03"}
+                for n in (1, 2, 3)]
+
+    def posted() -> int:
+        return len([r for r in house.received if (r["method"], r["path"]) == ("POST", "/bookings")])
+
+    with serving(tmp_path, house, shutdown_seconds=30) as served:
+        calls = [served.call_in_background(booking) for booking in bookings]
+        assert until(lambda: posted() == 3, 30), "the bookings never all reached the house"
+        served.process.send_signal(signal.SIGTERM)
+        assert until(lambda: refused(served.url)), "serve still accepts connections after SIGTERM"
+        assert served.process.poll() is None, "serve exited with calls in flight"
+        house.release.set()
+        for thread, _ in calls:
+            thread.join(60)
+        # uvicorn re-raises the signal once it has shut down, so the status says SIGTERM ended it
+        assert served.process.wait(30) in (0, -signal.SIGTERM)
+        # nothing lost: every call in flight was answered with the booking it made
+        answers = [answered[0] for _, answered in calls]
+        assert all(isinstance(a, httpx.Response) and a.status_code == 200 and a.json()["status"] == 201
+                   for a in answers), answers
+        # nothing resent: the same calls through a restarted serve are answered from the store
+        with serving_again(served) as url:
+            again = [httpx.post(f"{url}/v1/turns/{served.turn_id}/calls", timeout=60,
+                                headers={"Authorization": f"Bearer {served.token}"},
+                                json={"tool": "hollowbrook_create_booking", "arguments": booking}).json()
+                     for booking in bookings]
+        events = served.events()
+    assert [a.get("replayed") for a in again] == [True, True, True]
+    assert [a["body"] for a in again] == [a.json()["body"] for a in answers if isinstance(a, httpx.Response)]
+    assert posted() == 3 and len(house.house.bookings()) == 3
+    # the log: one JSON object per line, each call's with its request id, and never the token
+    assert any(e["logger"] == "skillhouse.serve" and e["message"].startswith("credentials:") for e in events)
+    assert {"/openapi.json", "/v1/turns"} <= {e.get("route") for e in events}
+    logged = [e for e in events if e.get("route") == "/v1/turns/{turn_id}/calls"]
+    assert all(e["status"] == 200 and len(e["request_id"]) == 32 and e["level"] == "info" for e in logged)
+    assert sorted(e["request_id"] for e in logged) == sorted(a.headers["x-request-id"] for a in answers
+                                                             if isinstance(a, httpx.Response))
+    assert served.token not in served.log.read_text(encoding="utf-8")
