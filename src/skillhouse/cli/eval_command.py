@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from skillhouse.errors import SkillhouseError
+from skillhouse.errors import CallerError, SkillhouseError
 from skillhouse.evals import ARMS, Arm, RunResult, Task, TaskSetError, evaluation, load_task_set
 from skillhouse.evals.plans import eval_scripted_model
 from skillhouse.evals.report import report_document, report_table, z_for
@@ -26,7 +26,7 @@ from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.settings import Settings
 
 
-class EvalUsageError(SkillhouseError):
+class EvalUsageError(CallerError):
     """Options ``skillhouse eval`` cannot run with (``invalid-eval``): an unknown arm or task, a bad count."""
 
     code = "invalid-eval"

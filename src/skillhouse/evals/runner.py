@@ -154,6 +154,8 @@ class Upstream:
 
     server: HollowbrookHTTPServer
     authorities: frozenset[tuple[str, int]]
+    client: httpx.Client
+    """What the checks read the upstream's state with."""
 
     def reset(self) -> None:
         self.server.house = Guesthouse()
@@ -176,7 +178,8 @@ def running_upstream(releases: Sequence[ReleaseDocument]) -> Iterator[Upstream]:
     thread = Thread(target=server.serve_forever, args=(0.05,), name="eval-upstream", daemon=True)
     thread.start()
     try:
-        yield Upstream(server, frozenset(authorities))
+        with httpx.Client(timeout=10) as client:
+            yield Upstream(server, frozenset(authorities), client)
     finally:
         server.shutdown()
         server.server_close()
@@ -284,7 +287,7 @@ class Evaluation:
             detail = "mentioned" if not missing else "does not mention " + ", ".join(repr(t) for t in missing)
             return CheckResult(check.describe(), not missing, detail)
         try:
-            answer = httpx.get(self.upstream.url + check.get, timeout=10).json()
+            answer = self.upstream.client.get(self.upstream.url + check.get).json()
         except (httpx.HTTPError, ValueError) as exc:
             return CheckResult(check.describe(), False, f"the upstream's state could not be read: {exc}")
         items = answer.get(check.list_key) if check.list_key and isinstance(answer, dict) else answer
