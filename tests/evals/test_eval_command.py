@@ -218,3 +218,21 @@ def test_a_model_spelling_that_names_nothing_is_refused_before_any_run() -> None
     result = eval_cli(str(TASKS), "--model", "llama", "--guest", "inprocess")
     assert result.exit_code == 2
     assert result.output.startswith("error: model-unavailable: ")
+
+
+def test_the_documented_report_has_the_reports_fields_and_every_option_is_documented() -> None:
+    from tests.docs.pages import FENCE, page
+
+    text = page("evaluations.md")
+    (example,) = [json.loads(m.group(3)) for m in FENCE.finditer(text) if m.group(1) == "json"]
+    assert set(example["tasks"][0]) == SUMMARY_KEYS
+    assert set(example["runs"][0]) == RUN_KEYS
+    assert {"version", "tasks_file", "model", "guest", "runs_per_task", "started_at", "finished_at", "arms",
+            "confidence", "tasks", "totals", "runs"} == set(example)
+    import typer.main
+
+    group: Any = typer.main.get_command(command_app(["eval"]))
+    options = [p for p in group.commands["eval"].params if p.param_type_name == "option"]
+    assert len(options) >= 10
+    for option in options:
+        assert f"`{option.opts[0]}" in text, option.opts
