@@ -47,6 +47,7 @@ def assert_report_shape(report: dict[str, Any], tasks: list[str], runs: int) -> 
     assert report["arms"] == ["tools", "raw"]
     assert report["runs_per_task"] == runs and report["confidence"] == 0.95
     assert {"tasks_file", "model", "guest", "started_at", "finished_at"} <= set(report)
+    assert report["interrupted"] is False
     assert [(s["task"], s["arm"]) for s in report["tasks"]] == [(t, a) for t in tasks for a in ("tools", "raw")]
     assert [s["arm"] for s in report["totals"]] == ["tools", "raw"] and {s["task"] for s in report["totals"]} == {"*"}
     for entry in [*report["tasks"], *report["totals"]]:
@@ -227,7 +228,7 @@ def test_the_documented_report_has_the_reports_fields_and_every_option_is_docume
     (example,) = [json.loads(m.group(3)) for m in FENCE.finditer(text) if m.group(1) == "json"]
     assert set(example["tasks"][0]) == SUMMARY_KEYS
     assert set(example["runs"][0]) == RUN_KEYS
-    assert {"version", "tasks_file", "model", "guest", "runs_per_task", "started_at", "finished_at", "arms",
+    assert {"version", "tasks_file", "model", "guest", "runs_per_task", "started_at", "finished_at", "interrupted", "arms",
             "confidence", "tasks", "totals", "runs"} == set(example)
     import typer.main
 

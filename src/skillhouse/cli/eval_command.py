@@ -3,7 +3,8 @@
 Every problem before the first run (the task file, the model's spelling, the settings, the guest) is
 said as ``error: CODE: message`` with exit status 2; the runs themselves never stop the command: a
 run that fails is a failed run in the report. The exit status is 1 when no run got an answer from the
-model at all (every one stopped on a model error: the endpoint is down or the model name is wrong).
+model at all (every one stopped on a model error: the endpoint is down or the model name is wrong),
+and 130 after Ctrl-C, once the runs made so far are reported.
 """
 
 from __future__ import annotations
@@ -114,19 +115,24 @@ def run_eval(tasks_file: Path, model: str, runs: int, arms: Sequence[str], only:
     try:
         with evaluation(task_set, model_for, kind, max_steps, on_run=progress) as ev:
             results = ev.run(tasks, chosen_arms, runs)
+            interrupted = ev.interrupted
     except SkillhouseError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
     meta = {
         "tasks_file": str(tasks_file), "model": model, "guest": kind, "runs_per_task": runs,
         "started_at": started.isoformat(timespec="seconds"),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"), "interrupted": interrupted,
     }
+    if interrupted:
+        err.print(f"[yellow]interrupted: {len(results)} of {total} runs made; the report is of those[/yellow]")
     out.print(report_table(results, chosen_arms, confidence, f"skillhouse eval: {tasks_file.name}, {model}, {runs} run(s) per task"))
     if json_path is not None:
         document = report_document(meta, results, chosen_arms, confidence, transcripts)
         json_path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         err.print(f"wrote {json_path}")
+    if interrupted:
+        return 130
     return 1 if results and all(r.stopped == "model-error" for r in results) else 0
 
 

@@ -217,19 +217,24 @@ class Evaluation:
     model_for: ModelFor
     max_steps: int
     on_run: Callable[[RunResult], None] | None = None
+    interrupted: bool = False
+    """Whether Ctrl-C ended :meth:`run` before every run was made."""
     _serial: int = 0
 
     def run(self, tasks: Sequence[Task], arms: Sequence[str], runs: int) -> list[RunResult]:
         """Every task in every arm, ``runs`` times: the runs of a task's arms interleaved, so drift over
         time (a server's load, a provider's mood) falls on both arms alike."""
         results: list[RunResult] = []
-        for task in tasks:
-            for index in range(1, runs + 1):
-                for arm in arms:
-                    result = self.run_once(task, ARMS[arm], index)
-                    results.append(result)
-                    if self.on_run is not None:
-                        self.on_run(result)
+        try:
+            for task in tasks:
+                for index in range(1, runs + 1):
+                    for arm in arms:
+                        result = self.run_once(task, ARMS[arm], index)
+                        results.append(result)
+                        if self.on_run is not None:
+                            self.on_run(result)
+        except KeyboardInterrupt:
+            self.interrupted = True  # Ctrl-C: the runs so far are still reported
         return results
 
     def run_once(self, task: Task, arm: Arm, index: int) -> RunResult:
@@ -244,24 +249,12 @@ class Evaluation:
         started = time.perf_counter()
         runner = make_runner(host, self.guest)
         try:
-            request: JsonObject = {"prompt": task.prompt, "max_steps": self.max_steps}
-            if arm.system:
-                request["system"] = arm.system
-            transcript = _turn(runner, request)
-            decided: set[str] = set()
-            for _ in range(MAX_APPROVAL_ROUNDS):
-                held = [a for a in _held_approvals(transcript["messages"]) if a not in decided]
-                if task.approval == "leave" or not held or transcript.get("stopped") != "answer":
-                    break
-                for approval_id in held:
-                    decided.add(approval_id)
-                    self.gateway.approvals.decide(tenant, approval_id, task.approval == "approve",
-                                                  by="skillhouse eval", note=None if task.approval == "approve"
-                                                  else "the evaluation's task denies it")
-                    result.approvals.append({"approval_id": approval_id, "decision": task.approval})
-                request = {**request, "messages": [*transcript["messages"], {"role": "user", "content": task.after_approval}]}
-                request.pop("prompt", None)
-                transcript = _turn(runner, request)
+            transcript = self._converse(runner, task, arm, tenant, result)
+        except Exception as exc:  # one run's breakage is that run's failure, said in the report, not the end of the eval
+            code = getattr(exc, "code", None)
+            transcript = {"stopped": "harness-error", "messages": [],
+                          "error": {"code": code if isinstance(code, str) else "harness-error",
+                                    "message": f"{type(exc).__name__}: {exc}"}}
         finally:
             close = getattr(runner, "close", None)
             if close is not None:
@@ -280,6 +273,28 @@ class Evaluation:
         result.checks = [self._check(check, result.final) for check in task.checks]
         result.success = result.stopped == "answer" and all(c.passed for c in result.checks)
         return result
+
+    def _converse(self, runner: Any, task: Task, arm: Arm, tenant: str, result: RunResult) -> JsonObject:
+        """The turn: the prompt, then for each round of held requests the task's decision and the agent told."""
+        request: JsonObject = {"prompt": task.prompt, "max_steps": self.max_steps}
+        if arm.system:
+            request["system"] = arm.system
+        transcript = _turn(runner, request)
+        decided: set[str] = set()
+        for _ in range(MAX_APPROVAL_ROUNDS):
+            held = [a for a in _held_approvals(transcript["messages"]) if a not in decided]
+            if task.approval == "leave" or not held or transcript.get("stopped") != "answer":
+                break
+            for approval_id in held:
+                decided.add(approval_id)
+                approve = task.approval == "approve"
+                self.gateway.approvals.decide(tenant, approval_id, approve, by="skillhouse eval",
+                                              note=None if approve else "the evaluation's task denies it")
+                result.approvals.append({"approval_id": approval_id, "decision": task.approval})
+            messages = [*transcript["messages"], {"role": "user", "content": task.after_approval}]
+            request = {key: value for key, value in request.items() if key != "prompt"} | {"messages": messages}
+            transcript = _turn(runner, request)
+        return transcript
 
     def _check(self, check: StateCheck | AnswerCheck, final: str | None) -> CheckResult:
         if isinstance(check, AnswerCheck):
