@@ -27,7 +27,7 @@ STAY = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2031-06-01", "de
 SUMMARY_KEYS = {"task", "arm", "runs", "successes", "success_rate", "interval", "calls_per_task",
                 "failed_calls_per_task", "model_calls_per_task", "tokens", "wrong_side_effects",
                 "duplicate_side_effects", "seconds_per_task"}
-RUN_KEYS = {"task", "arm", "run", "success", "stopped", "error", "calls", "failed_calls", "model_calls",
+RUN_KEYS = {"task", "arm", "run", "success", "stopped", "error", "calls", "failed_calls", "last_failure", "model_calls",
             "off_profile_calls", "tokens", "wrong_side_effects", "duplicate_side_effects", "approvals", "checks",
             "seconds", "final"}
 
@@ -84,6 +84,7 @@ def test_the_hollowbrook_set_against_the_scripted_model_counts_the_raw_paths_mis
     raw_runs = [r for r in report["runs"] if r["task"] == "book-once" and r["arm"] == "raw"]
     assert [r["success"] for r in raw_runs] == [False, False]
     assert raw_runs[0]["checks"][0]["detail"].startswith("0 matching")
+    assert raw_runs[0]["last_failure"] == "HTTP 415 unsupported-media-type"
     # the same move through the tools arm: three sends, one room (the gateway's idempotency)
     resent = summary(report, "book-once", "tools")
     assert (resent["successes"], resent["calls_per_task"], resent["duplicate_side_effects"]) == (2, 4.0, 0)
@@ -180,7 +181,7 @@ def test_a_fake_openai_compatible_server_in_both_arms_counts_tokens_calls_and_th
     raw_run = next(r for r in report["runs"] if r["arm"] == "raw")
     assert raw_run["success"] is False and raw_run["off_profile_calls"] == 1
     # load_tools (not offered), then two 415s: three failed calls of four
-    assert raw_run["failed_calls"] == 3
+    assert raw_run["failed_calls"] == 3 and raw_run["last_failure"] == "HTTP 415 unsupported-media-type"
     assert [c["passed"] for c in raw_run["checks"]] == [False, False]
 
     # every request carried the key; each arm was offered its own profile

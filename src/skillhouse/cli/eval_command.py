@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillhouse.errors import CallerError, SkillhouseError
 from skillhouse.evals import ARMS, Arm, RunResult, Task, TaskSetError, evaluation, load_task_set
@@ -25,6 +26,9 @@ from skillhouse.host.models import ModelConfigError, model_from_settings
 from skillhouse.host.models.base import ChatModel
 from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.settings import Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class EvalUsageError(CallerError):
@@ -101,6 +105,8 @@ def run_eval(tasks_file: Path, model: str, runs: int, arms: Sequence[str], only:
         print(f"error: invalid-eval: {exc}", file=sys.stderr)
         return 2
 
+    if kind == "wasm" and not _wasm_guest_ready(err):
+        return 2
     total = len(tasks) * len(chosen_arms) * runs
     started = datetime.now(UTC)
     done: list[RunResult] = []
@@ -136,9 +142,25 @@ def run_eval(tasks_file: Path, model: str, runs: int, arms: Sequence[str], only:
     return 1 if results and all(r.stopped == "model-error" for r in results) else 0
 
 
+def _wasm_guest_ready(err: Console) -> bool:
+    """Load (the first time, build for minutes) the wasm guest before the first run, saying each slow step."""
+    # imported here so wasmtime loads only when the wasm guest runs
+    from skillhouse.host.wasm_build import GuestBuildError
+    from skillhouse.host.wasm_runner import loaded_component
+
+    try:
+        loaded_component(progress=lambda step: err.print(f"skillhouse eval: {step}"))
+    except GuestBuildError as exc:
+        print(f"error: guest-unavailable: the wasm guest cannot be built: {exc.message} (try --guest inprocess)",
+              file=sys.stderr)
+        return False
+    return True
+
+
 def _why(result: RunResult) -> str:
     if result.stopped != "answer":
         problem = result.error or {}
         return f"stopped: {result.stopped}" + (f" ({problem.get('code')}: {str(problem.get('message', ''))[:120]})" if problem else "")
     failed = [c for c in result.checks if not c.passed]
-    return "; ".join(f"{c.check}: {c.detail}" for c in failed)
+    last = f" (last failed call: {result.last_failure})" if result.last_failure else ""
+    return "; ".join(f"{c.check}: {c.detail}" for c in failed) + last

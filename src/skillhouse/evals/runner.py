@@ -82,6 +82,8 @@ class RunResult:
     error: JsonObject | None = None
     calls: int = 0
     failed_calls: int = 0
+    last_failure: str | None = None
+    """What the last failed call answered, in a line: ``HTTP 415 unsupported-media-type``, ``unknown-tool``."""
     model_calls: int = 0
     off_profile_calls: int = 0
     input_tokens: int = 0
@@ -103,7 +105,8 @@ class RunResult:
     def document(self, with_transcript: bool = False) -> JsonObject:
         out: JsonObject = {
             "task": self.task, "arm": self.arm, "run": self.run, "success": self.success, "stopped": self.stopped,
-            "error": self.error, "calls": self.calls, "failed_calls": self.failed_calls, "model_calls": self.model_calls,
+            "error": self.error, "calls": self.calls, "failed_calls": self.failed_calls,
+            "last_failure": self.last_failure, "model_calls": self.model_calls,
             "off_profile_calls": self.off_profile_calls,
             "tokens": {"input": self.input_tokens, "output": self.output_tokens},
             "wrong_side_effects": self.wrong, "duplicate_side_effects": self.duplicate,
@@ -198,6 +201,7 @@ def compile_skills(task_set: TaskSet) -> dict[str, ReleaseDocument]:
         releases[str(compiled.document["skill"])] = compiled.document
     for task in task_set.tasks:
         for name in task.skills:
+            # a skill that did not compile has no name to look up: its errors above say enough
             if name not in releases and not problems:
                 problems.append(f"task {task.id}: no skill {name!r} among the file's skills ({', '.join(releases)})")
     if problems:
@@ -266,7 +270,9 @@ class Evaluation:
         result.error = transcript.get("error") if isinstance(transcript.get("error"), dict) else None
         result.final = transcript.get("final") if isinstance(transcript.get("final"), str) else None
         result.calls = sum(len(m.get("tool_calls") or []) for m in messages if m.get("role") == "assistant")
-        result.failed_calls = sum(1 for m in messages if m.get("role") == "tool" and _failed(m.get("content")))
+        failures = [_failure(m.get("content")) for m in messages if m.get("role") == "tool"]
+        result.failed_calls = sum(1 for f in failures if f is not None)
+        result.last_failure = next((f for f in reversed(failures) if f is not None), None)
         result.model_calls = meter.completions
         result.off_profile_calls = meter.off_profile
         result.input_tokens, result.output_tokens = meter.input_tokens, meter.output_tokens
@@ -321,18 +327,25 @@ def _turn(runner: Any, request: JsonObject) -> JsonObject:
     return transcript
 
 
-def _failed(content: Any) -> bool:
-    """Whether a tool's answer, as the model read it, was a refusal or an HTTP error status."""
+def _failure(content: Any) -> str | None:
+    """A tool's answer, as the model read it, in a line when it failed: refused (by the guest or the
+    gateway: its code) or answered with an HTTP error status (and the body's error code, if it has one).
+    A call held for approval has not failed."""
     try:
         answer = json.loads(content) if isinstance(content, str) else content
     except json.JSONDecodeError:
-        return False
+        return None
     if not isinstance(answer, dict):
-        return False
+        return None
     problem, status = answer.get("error"), answer.get("status")
     if isinstance(problem, dict):
-        return problem.get("code") != "approval-required"
-    return (isinstance(status, int) and status >= 400)
+        return None if problem.get("code") == "approval-required" else str(problem.get("code") or "error")
+    if isinstance(status, int) and status >= 400:
+        body = answer.get("body")
+        said = body.get("error") if isinstance(body, dict) else None
+        code = said.get("code") if isinstance(said, dict) else None
+        return f"HTTP {status}" + (f" {code}" if isinstance(code, str) else "")
+    return None
 
 
 def _held_approvals(messages: Sequence[JsonObject]) -> list[str]:
