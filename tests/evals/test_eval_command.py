@@ -189,6 +189,14 @@ def test_a_fake_openai_compatible_server_in_both_arms_counts_tokens_calls_and_th
     offered = {tuple(sorted(t["function"]["name"] for t in s["body"]["tools"])) for s in seen
                if not any(m["role"] == "assistant" for m in s["body"]["messages"])}
     assert offered == {("fetch_url", "load_tools", "read_object"), ("fetch_url", "read_object")}
+    # and told how to use them: the guest's opening about load_tools in one arm, the raw path's in the other
+    systems = {tuple(sorted(t["function"]["name"] for t in s["body"]["tools"])): s["body"]["messages"][0]["content"]
+               for s in seen}
+    raw_system, tools_system = systems[("fetch_url", "read_object")], systems[("fetch_url", "load_tools", "read_object")]
+    assert "Load the operations you need with load_tools" in tools_system and "load_tools" not in raw_system
+    assert "make each request yourself with fetch_url" in raw_system
+    assert raw_system.split("Skills:")[1] == tools_system.split("Skills:")[1].replace(
+        "Operations: cancel_booking, charge, check_availability, create_booking, list_rooms.", "Operations: no operations.")
 
 
 def test_the_wilson_interval() -> None:

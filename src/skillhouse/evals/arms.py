@@ -7,7 +7,9 @@ step and every bound operation as a deferred tool that ``load_tools`` loads.
 only. The guest is handed the skills with no declared operations; each operation file becomes a
 document whose "The call" section says the method, URL, where each argument goes and an example body
 (the reference :func:`skillhouse.export.reference_file` writes for agents outside skillhouse), so
-the model reads how to make a request and composes it with ``fetch_url``.
+the model reads how to make a request and composes it with ``fetch_url``. The guest's system prompt
+opens by telling the model to load operations; in the raw arm its opening says to read the files and
+use ``fetch_url`` instead (:meth:`Arm.system`, applied to every completion the model is asked for).
 
 Only what the guest offers differs. The gateway is given the real releases in both arms, so its
 egress rule, approval gates and idempotency keys treat a request the same whichever arm composed it.
@@ -25,20 +27,33 @@ from skillhouse.host import TurnHost
 from skillhouse.host.turn import Complete, Fetch
 from skillhouse.json_types import ReleaseDocument
 
-RAW_SYSTEM = (
-    "In this turn no operation is a tool and load_tools is not offered: read a skill's files with "
-    "read_object, then make each request yourself with fetch_url as the file describes it."
+RAW_INTRO = (
+    "You act for the user through tools. Each skill below describes HTTP requests in its files. Read a\n"
+    "skill's instructions and files with read_object, then make each request yourself with fetch_url,\n"
+    "as the file describes it: the method, the URL, the headers and the body."
 )
+SKILLS_HEADING = "\nSkills:\n"
+"""Where the guest's system prompt turns from how to use the tools to the skills bound (``guest/loop.py``)."""
 
 
 @dataclass(frozen=True)
 class Arm:
-    """A tool profile: the eager tools offered, whether operations are tools, what the system prompt adds."""
+    """A tool profile: the eager tools offered, whether operations are tools, how the system prompt opens."""
 
     name: str
     eager: tuple[str, ...]
     operations_as_tools: bool
-    system: str | None = None
+    intro: str | None = None
+    """The system prompt's opening, instead of the guest's (which tells the model to load operations)."""
+
+    def system(self, guest_system: str) -> str:
+        """The system prompt this arm's model reads, from the one the guest's loop wrote.
+
+        The guest's prompt opens with how operations become calls, then lists the skills; an arm
+        with an ``intro`` keeps the list and opens with its own lines instead."""
+        if self.intro is None or SKILLS_HEADING not in guest_system:
+            return guest_system
+        return self.intro + "\n" + guest_system[guest_system.index(SKILLS_HEADING):]
 
     def guest_releases(self, releases: Iterable[ReleaseDocument]) -> list[ReleaseDocument]:
         """The releases as this arm's guest sees them."""
@@ -51,7 +66,7 @@ class Arm:
 
 ARMS: dict[str, Arm] = {
     "tools": Arm("tools", ("load_tools", "read_object", "fetch_url"), operations_as_tools=True),
-    "raw": Arm("raw", ("read_object", "fetch_url"), operations_as_tools=False, system=RAW_SYSTEM),
+    "raw": Arm("raw", ("read_object", "fetch_url"), operations_as_tools=False, intro=RAW_INTRO),
 }
 
 

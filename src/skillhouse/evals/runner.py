@@ -121,13 +121,16 @@ class RunResult:
 class Meter:
     """A model's ``complete``, counted: completions, the provider's token usage, calls to tools not offered.
 
+    ``system`` rewrites the system prompt the guest wrote before the model reads it (the arm's opening).
+
     A call to an eager tool the arm does not offer (``load_tools`` in the raw arm) is renamed
     ``NAME (not offered)`` before the guest sees it, so it is refused as an unknown tool, as it would be
     in a guest that never had it, rather than run by the guest that implements it.
     """
 
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, system: Callable[[str], str] | None = None) -> None:
         self.model = model
+        self.system = system
         self.completions = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -135,6 +138,8 @@ class Meter:
 
     def complete(self, request: ModelRequest) -> ModelAnswer:
         self.completions += 1
+        if self.system is not None and isinstance(request.get("system"), str):
+            request = {**request, "system": self.system(request["system"])}
         answer = self.model.complete(request)
         usage = answer.pop("usage", None) if isinstance(answer, dict) else None
         if isinstance(usage, dict):
@@ -247,7 +252,7 @@ class Evaluation:
         self.upstream.reset()
         releases = [self.releases[name] for name in (task.skills or tuple(self.releases))]
         context = TurnContext(tenant, turn_id, BoundReleases(releases))
-        meter = Meter(self.model_for(task, arm))
+        meter = Meter(self.model_for(task, arm), arm.system)
         host = arm.host(releases, fetch=lambda request: self.gateway.fetch(context, request), complete=meter.complete)
         result = RunResult(task.id, arm.name, index)
         started = time.perf_counter()
@@ -283,8 +288,6 @@ class Evaluation:
     def _converse(self, runner: Any, task: Task, arm: Arm, tenant: str, result: RunResult) -> JsonObject:
         """The turn: the prompt, then for each round of held requests the task's decision and the agent told."""
         request: JsonObject = {"prompt": task.prompt, "max_steps": self.max_steps}
-        if arm.system:
-            request["system"] = arm.system
         transcript = _turn(runner, request)
         decided: set[str] = set()
         for _ in range(MAX_APPROVAL_ROUNDS):
