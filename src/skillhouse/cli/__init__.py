@@ -373,7 +373,7 @@ def mcp_command(
 
 @app.command("eval")
 def eval_command(
-    tasks_file: Annotated[Path, typer.Argument(help="A task set (YAML), e.g. examples/evals/hollowbrook.yaml.")],
+    tasks_file: Annotated[Path, typer.Argument(metavar="TASKS", help="A task set (YAML), e.g. examples/evals/hollowbrook.yaml.")],
     model: Annotated[str, typer.Option("--model", help="openai:MODEL, anthropic:MODEL, or scripted (each task's scripted plans).")],
     runs: Annotated[int, typer.Option("--runs", "-n", help="Runs of each task in each arm.")] = 5,
     arm: Annotated[list[str] | None, typer.Option("--arm", help="tools or raw (repeatable; default both).")] = None,
