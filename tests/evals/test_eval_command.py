@@ -71,12 +71,12 @@ def test_the_hollowbrook_set_against_the_scripted_model_counts_the_raw_paths_mis
     result = eval_cli(str(TASKS), "--model", "scripted", "--runs", "2", "--guest", "inprocess", "--json", str(out))
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert_report_shape(report, ["check-then-book", "list-rooms", "book-once", "book-and-charge"], runs=2)
+    assert_report_shape(report, ["check-then-book", "list-rooms", "book-once", "book-and-charge", "charge-denied"], runs=2)
 
     tools, raw = report["totals"]
-    assert (tools["successes"], tools["runs"]) == (8, 8)
-    assert (raw["successes"], raw["runs"]) == (6, 8)
-    assert tools["interval"] == [round(v, 4) for v in wilson_interval(8, 8)]
+    assert (tools["successes"], tools["runs"]) == (10, 10)
+    assert (raw["successes"], raw["runs"]) == (8, 10)
+    assert tools["interval"] == [round(v, 4) for v in wilson_interval(10, 10)]
 
     # the third failure on the raw path: no Content-Type, 415 three times, no booking: a failed run
     failed = summary(report, "book-once", "raw")
@@ -95,6 +95,11 @@ def test_the_hollowbrook_set_against_the_scripted_model_counts_the_raw_paths_mis
         assert [a["decision"] for a in run["approvals"]] == ["approve"]
         assert run["approvals"][0]["approval_id"].startswith("apr_")
         assert "charged" in run["final"]
+    # denied: the agent is told, its repeat is refused, and nothing is charged
+    for run in [r for r in report["runs"] if r["task"] == "charge-denied"]:
+        assert run["success"], run
+        assert [a["decision"] for a in run["approvals"]] == ["deny"]
+        assert run["last_failure"] == "approval-denied"
     # the scripted model reports no usage: no tokens, rather than invented ones
     assert tools["tokens"] == {"input": 0, "output": 0, "per_task": 0}
     assert "all tasks" in result.output and "book-and-charge" in result.output

@@ -298,7 +298,7 @@ class Evaluation:
                 decided.add(approval_id)
                 approve = task.approval == "approve"
                 self.gateway.approvals.decide(tenant, approval_id, approve, by="skillhouse eval",
-                                              note=None if approve else "the evaluation's task denies it")
+                                              note=None if approve else "the evaluation's task says to deny it")
                 result.approvals.append({"approval_id": approval_id, "decision": task.approval})
             messages = [*transcript["messages"], {"role": "user", "content": task.after_approval}]
             request = {key: value for key, value in request.items() if key != "prompt"} | {"messages": messages}
