@@ -251,3 +251,32 @@ def test_the_documented_report_has_the_reports_fields_and_every_option_is_docume
     assert len(options) >= 10
     for option in options:
         assert f"`{option.opts[0]}" in text, option.opts
+
+
+def test_an_anthropic_endpoint_runs_the_tools_arm_and_its_usage_is_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.host.models.fake_provider import fake_provider
+
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(f"skills: [{HOLLOWBROOK}]\ntasks:\n  - id: book\n    prompt: Book the double room.\n"
+                     "    checks: [{get: /bookings, list: bookings, count: 1, where: {room_id: 2}}]\n")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-eval")
+    monkeypatch.delenv("SKILLHOUSE_DEFERRED", raising=False)
+
+    def message(usage: tuple[int, int], *blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"id": "msg", "type": "message", "role": "assistant", "content": list(blocks),
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+
+    out = tmp_path / "report.json"
+    with fake_provider() as provider:
+        provider.reply(message((900, 20), {"type": "tool_use", "id": "tu_1", "name": "load_tools",
+                                           "input": {"names": ["create_booking"]}}))
+        provider.reply(message((1100, 40), {"type": "tool_use", "id": "tu_2", "name": "hollowbrook_create_booking",
+                                            "input": STAY}))
+        provider.reply(message((1300, 15), {"type": "text", "text": "Booked: bk_0001."}))
+        result = eval_cli(str(tasks), "--model", "anthropic:claude-test", "--base-url", provider.url, "--arm", "tools",
+                          "--runs", "1", "--guest", "inprocess", "--json", str(out))
+        assert provider.received[0].headers["x-api-key"] == "sk-ant-test-eval"
+    assert result.exit_code == 0, result.output
+    (run,) = json.loads(out.read_text())["runs"]
+    assert (run["success"], run["calls"], run["model_calls"]) == (True, 2, 3)
+    assert run["tokens"] == {"input": 3300, "output": 75}
