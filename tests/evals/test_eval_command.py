@@ -48,6 +48,7 @@ def assert_report_shape(report: dict[str, Any], tasks: list[str], runs: int) -> 
     assert report["runs_per_task"] == runs and report["confidence"] == 0.95
     assert {"tasks_file", "model", "guest", "started_at", "finished_at"} <= set(report)
     assert report["interrupted"] is False
+    assert report["base_url"] is None or report["base_url"].startswith("http")
     assert [(s["task"], s["arm"]) for s in report["tasks"]] == [(t, a) for t in tasks for a in ("tools", "raw")]
     assert [s["arm"] for s in report["totals"]] == ["tools", "raw"] and {s["task"] for s in report["totals"]} == {"*"}
     for entry in [*report["tasks"], *report["totals"]]:
@@ -174,7 +175,7 @@ def test_a_fake_openai_compatible_server_in_both_arms_counts_tokens_calls_and_th
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert_report_shape(report, ["book"], runs=2)
-    assert report["model"] == "openai:fake-small"
+    assert (report["model"], report["base_url"]) == ("openai:fake-small", f"{url}/v1")
 
     tools, raw = summary(report, "book", "tools"), summary(report, "book", "raw")
     assert (tools["successes"], tools["calls_per_task"], tools["model_calls_per_task"]) == (2, 2.0, 3.0)
@@ -242,7 +243,7 @@ def test_the_documented_report_has_the_reports_fields_and_every_option_is_docume
     (example,) = [json.loads(m.group(3)) for m in FENCE.finditer(text) if m.group(1) == "json"]
     assert set(example["tasks"][0]) == SUMMARY_KEYS
     assert set(example["runs"][0]) == RUN_KEYS
-    assert {"version", "tasks_file", "model", "guest", "runs_per_task", "started_at", "finished_at", "interrupted", "arms",
+    assert {"version", "tasks_file", "model", "base_url", "guest", "runs_per_task", "started_at", "finished_at", "interrupted", "arms",
             "confidence", "tasks", "totals", "runs"} == set(example)
     import typer.main
 

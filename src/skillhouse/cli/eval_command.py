@@ -23,7 +23,9 @@ from skillhouse.evals.plans import eval_scripted_model
 from skillhouse.evals.report import report_document, report_table, z_for
 from skillhouse.evals.runner import ModelFor
 from skillhouse.host.models import ModelConfigError, model_from_settings
+from skillhouse.host.models.anthropic_messages import DEFAULT_BASE_URL as ANTHROPIC_URL
 from skillhouse.host.models.base import ChatModel
+from skillhouse.host.models.openai_chat import DEFAULT_BASE_URL as OPENAI_URL
 from skillhouse.host.runner import RUNNER_KINDS
 from skillhouse.settings import Settings
 
@@ -126,7 +128,8 @@ def run_eval(tasks_file: Path, model: str, runs: int, arms: Sequence[str], only:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
     meta = {
-        "tasks_file": str(tasks_file), "model": model, "guest": kind, "runs_per_task": runs,
+        "tasks_file": str(tasks_file), "model": model, "base_url": _endpoint(model, settings, base_url),
+        "guest": kind, "runs_per_task": runs,
         "started_at": started.isoformat(timespec="seconds"),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"), "interrupted": interrupted,
     }
@@ -140,6 +143,16 @@ def run_eval(tasks_file: Path, model: str, runs: int, arms: Sequence[str], only:
     if interrupted:
         return 130
     return 1 if results and all(r.stopped == "model-error" for r in results) else 0
+
+
+def _endpoint(model: str, settings: Settings, base_url: str | None) -> str | None:
+    """The model server the report's figures came from (its URL; never a key), or ``None`` for the scripted model."""
+    kind = model.partition(":")[0]
+    if kind == "openai":
+        return base_url or settings.openai_base_url or OPENAI_URL
+    if kind == "anthropic":
+        return base_url or settings.anthropic_base_url or ANTHROPIC_URL
+    return None
 
 
 def _wasm_guest_ready(err: Console) -> bool:
