@@ -12,7 +12,7 @@ from typing import Any, Self
 import httpx
 
 from skillhouse.client import operations as ops
-from skillhouse.client.exchange import Exchange, Retries, Send, connection, conversation
+from skillhouse.client.exchange import Outcome, Plan, Retries, Step, T, Wait, connection, steps
 from skillhouse.json_types import JsonObject, ProviderTool
 from skillhouse.wire.approvals import ApprovalOut, State
 from skillhouse.wire.credentials import BindingOut, CredentialPut, CredentialScheme
@@ -38,32 +38,24 @@ class AsyncClient:
                         tb: TracebackType | None) -> None:
         await self.aclose()
 
-    async def _run(self, plan: ops.Plan[ops.T]) -> ops.T:
-        answer: Any = None
+    async def _run(self, plan: Plan[T]) -> T:
+        run = steps(plan, self.retries)
+        outcome: Outcome = None
         try:
             while True:
-                answer = await self._exchange(plan.send(answer))
+                outcome = await self._carry_out(run.send(outcome))
         except StopIteration as done:
-            result: ops.T = done.value
+            result: T = done.value
             return result
 
-    async def _exchange(self, exchange: Exchange[Any]) -> Any:
-        steps = conversation(exchange, self._http, self.retries)
-        outcome: httpx.Response | None = None
-        failure: httpx.TransportError | None = None
+    async def _carry_out(self, step: Step) -> Outcome:
+        if isinstance(step, Wait):
+            await asyncio.sleep(step.seconds)
+            return None
         try:
-            while True:
-                step = steps.send(outcome) if failure is None else steps.throw(failure)
-                outcome, failure = None, None
-                if isinstance(step, Send):
-                    try:
-                        outcome = await self._http.send(step.request)
-                    except httpx.TransportError as error:
-                        failure = error
-                else:
-                    await asyncio.sleep(step.seconds)
-        except StopIteration as done:
-            return done.value
+            return await self._http.send(step.exchange.request(self._http))
+        except httpx.TransportError as error:
+            return error
 
     async def publish(self, package: str | Path, version: str | None = None, *,
                 files: Mapping[str, str] | None = None) -> ReleaseOut:

@@ -1,11 +1,11 @@
 """One request of the HTTP API and what its answer means, without I/O: the sync and async clients share it.
 
 An :class:`Exchange` says what to send and how to read the answer. :func:`conversation` is the whole
-life of one exchange as a generator: it yields a :class:`Send` (an ``httpx.Request``) or a :class:`Wait`
-(seconds), is handed back the response or the transport error, and returns the parsed answer or raises
-the error tree's class for it. :class:`~skillhouse.client.Client` and
-:class:`~skillhouse.client.AsyncClient` only drive it: one with ``Client.send`` and ``time.sleep``, the
-other with their awaitable twins.
+life of one exchange as a generator: it yields a :class:`Send` or a :class:`Wait` (seconds), is handed
+back the response or the transport error, and returns the parsed answer or raises the error tree's class
+for it; :func:`steps` chains the exchanges of an operation's :data:`Plan`. :class:`~skillhouse.client.Client`
+and :class:`~skillhouse.client.AsyncClient` only carry the steps out: one with ``httpx.Client.send`` and
+``time.sleep``, the other with their awaitable twins.
 
 When to send again (:class:`Retries`): a connection that was never made (nothing left; any request), and
 a signal to come back (503 ``guest-building``, 429 ``rate-limited``, both with ``Retry-After``) for an
@@ -72,7 +72,9 @@ class Exchange(Generic[T]):
 
 @dataclass(frozen=True)
 class Send:
-    request: httpx.Request
+    """Send the exchange's request (built by the driver's httpx client, with its base URL and token)."""
+
+    exchange: Exchange[Any]
 
 
 @dataclass(frozen=True)
@@ -81,27 +83,42 @@ class Wait:
 
 
 Step = Send | Wait
-Outcome = httpx.Response | None
+Outcome = httpx.Response | httpx.TransportError | None
+"""What the driver hands back: the response to a :class:`Send`, or the transport error it raised; ``None``
+after a :class:`Wait`."""
+
+Plan = Generator["Exchange[Any]", Any, T]
+"""An operation: yields the exchanges to run, is sent each one's answer, returns the operation's result."""
 
 
-def conversation(exchange: Exchange[T], http: httpx.Client | httpx.AsyncClient,
-                 retries: Retries) -> Generator[Step, Outcome, T]:
-    """The life of ``exchange``: yields what to do, is sent the response (or thrown the transport error)."""
+def steps(plan: Plan[T], retries: Retries) -> Generator[Step, Outcome, T]:
+    """The steps of every exchange ``plan`` runs, one after the other; returns what the plan returns."""
+    answer: Any = None
+    while True:
+        try:
+            exchange = plan.send(answer)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        answer = yield from conversation(exchange, retries)
+
+
+def conversation(exchange: Exchange[T], retries: Retries) -> Generator[Step, Outcome, T]:
+    """The life of ``exchange``: yields what to do, is sent the response (or the transport error)."""
     for attempt in range(1, retries.attempts + 1):
         last = attempt == retries.attempts
-        try:
-            response = yield Send(exchange.request(http))
-        except httpx.TransportError as error:
-            sent = not isinstance(error, NOT_SENT)
+        outcome = yield Send(exchange)
+        if isinstance(outcome, httpx.TransportError):
+            sent = not isinstance(outcome, NOT_SENT)
             if last or (sent and not exchange.repeatable):
-                raise ServerUnreachable(f"{exchange.method} {exchange.path}: no answer from the server ({error!r})",
-                                        details={"sent": sent}) from error
+                raise ServerUnreachable(f"{exchange.method} {exchange.path}: no answer from the server ({outcome!r})",
+                                        details={"sent": sent}) from outcome
             yield Wait(retries.connect_backoff * 2 ** (attempt - 1))
             continue
-        assert response is not None
-        if response.is_success:
-            return exchange.read(response)
-        refusal = answer_error(response)
+        assert outcome is not None
+        if outcome.is_success:
+            return exchange.read(outcome)
+        refusal = answer_error(outcome)
         wait = _come_back_after(refusal)
         if wait is None or last or not exchange.repeatable or wait > retries.max_wait:
             raise refusal

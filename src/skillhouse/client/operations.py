@@ -5,25 +5,20 @@ and how it reads the answers is written once, here.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
 
 from skillhouse.client.errors import RequestRefused, error_for
-from skillhouse.client.exchange import Exchange, model, nothing
+from skillhouse.client.exchange import Exchange, Plan, model, nothing
 from skillhouse.json_types import JsonObject, ProviderTool
 from skillhouse.skill import package_files, read_package_dir
 from skillhouse.wire.approvals import ApprovalList, ApprovalOut, DenyIn, State
 from skillhouse.wire.credentials import BindingList, BindingOut, CredentialPut
 from skillhouse.wire.skills import FilesUpload, Profile, ReleaseOut, ToolsOut, VersionOut
 from skillhouse.wire.turns import CallAnswer, CallIn, RunIn, RunOut, SkillRef, TurnCreate, TurnOut
-
-T = TypeVar("T")
-Plan = Generator[Exchange[Any], Any, T]
-"""Yields exchanges, is sent each one's answer, returns the operation's result."""
 
 SkillSpec = str | tuple[str, str] | SkillRef
 """A skill version to bind: ``"hollowbrook@1.0.0"``, ``("hollowbrook", "1.0.0")`` or a :class:`SkillRef`."""
