@@ -17,12 +17,13 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.api.served import free_port
-from tests.client.served import HOLLOWBROOK, serving
+from tests.client.served import HOLLOWBROOK, Served, serving
 
-from skillhouse.client import Client, GuestBuilding, Retries, ServerUnreachable
+from skillhouse.client import Client, GuestBuilding, RateLimited, Retries, ServerUnreachable
 from skillhouse.errors import Signal
 from skillhouse.host.guest_state import GuestState, Progress
 from skillhouse.host.wasm_runner import LoadedComponent, loaded_component
+from skillhouse.wire.skills import ReleaseOut
 
 QUICK = Retries(attempts=3, connect_backoff=0.01)
 BOOKING = {"room_id": 1, "guest_name": "Grace Hopper", "arrival": "2031-02-01", "departure": "2031-02-02"}
@@ -137,3 +138,26 @@ def test_guest_building_is_raised_for_a_plain_call_and_waited_out_for_a_replayab
             booked = admin.call(turn.id, "hollowbrook_create_booking", BOOKING, replayable=True)
         assert booked.status == 201 and len(served.house.house.bookings()) == 1
         assert len(transport.sent) >= 2 and set(transport.sent) == {f"POST /v1/turns/{turn.id}/calls"}
+
+
+def test_a_rate_limited_call_is_raised_when_plain_and_waited_out_when_replayable(
+    served: Served, admin: Client, release: ReleaseOut
+) -> None:
+    # waits out the server's real retry_after (a second): the one wait this test is about
+    turn = admin.bind([f"hollowbrook@{release.version}"])
+    limits = httpx.Client(base_url=served.url, headers={"Authorization": f"Bearer {served.tokens['admin']}"})
+    limit = {"scope": "operation", "subject": "hollowbrook.list_rooms", "requests": 1, "window_seconds": 1}
+    assert limits.put("/v1/limits", json=limit).status_code == 200
+    try:
+        listed_before = len([r for r in served.house.received if r["path"] == "/rooms"])
+        assert admin.call(turn.id, "hollowbrook_list_rooms").status == 200
+        with pytest.raises(RateLimited) as limited:
+            admin.call(turn.id, "hollowbrook_list_rooms")
+        assert isinstance(limited.value, Signal) and limited.value.retry_after >= 1
+        # listing rooms is a GET upstream: repeating it is safe, so the caller marks it replayable
+        assert admin.call(turn.id, "hollowbrook_list_rooms", replayable=True).status == 200
+        listed = [r for r in served.house.received if r["path"] == "/rooms"]
+        assert len(listed) == listed_before + 2  # the held call never reached the house
+    finally:
+        limits.delete("/v1/limits", params={"scope": "operation", "subject": "hollowbrook.list_rooms"})
+        limits.close()

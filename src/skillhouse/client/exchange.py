@@ -8,7 +8,8 @@ and :class:`~skillhouse.client.AsyncClient` only carry the steps out: one with `
 ``time.sleep``, the other with their awaitable twins.
 
 When to send again (:class:`Retries`): a connection that was never made (nothing left; any request), and
-a signal to come back (503 ``guest-building``, 429 ``rate-limited``, both with ``Retry-After``) for an
+a signal to come back (503 ``guest-building`` and 429 ``rate-limited`` with ``Retry-After``, or a tool
+call's ``rate-limited`` answer with ``retry_after``: nothing was sent) for an
 exchange that may be repeated: an idempotent method (GET, PUT, DELETE), or a POST the API answers the
 same way twice (publish) or that the caller marks ``replayable`` (a tool call whose operation declares an
 ``identity``, so the gateway answers a repeat from its idempotency key). A POST without either is never
@@ -116,9 +117,13 @@ def conversation(exchange: Exchange[T], retries: Retries) -> Generator[Step, Out
             yield Wait(retries.connect_backoff * 2 ** (attempt - 1))
             continue
         assert outcome is not None
-        if outcome.is_success:
-            return exchange.read(outcome)
-        refusal = answer_error(outcome)
+        if not outcome.is_success:
+            refusal = answer_error(outcome)
+        else:
+            try:
+                return exchange.read(outcome)
+            except ClientError as error:  # a tool call's own answer: a refusal, or a signal to come back
+                refusal = error
         wait = _come_back_after(refusal)
         if wait is None or last or not exchange.repeatable or wait > retries.max_wait:
             raise refusal
