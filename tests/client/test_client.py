@@ -19,9 +19,11 @@ from skillhouse.client import (
     RequestRefused,
     ScopeRefused,
     TokenRefused,
+    model_answer,
+    offered_tools,
 )
 from skillhouse.errors import CallerError, ConflictError, Forbidden, NotFoundError, Signal, Unauthenticated
-from skillhouse.wire.skills import ReleaseOut
+from skillhouse.wire.skills import Profile, ReleaseOut
 from skillhouse.wire.turns import TurnOut
 
 BOOKING = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2031-06-01", "departure": "2031-06-03"}
@@ -139,3 +141,24 @@ def test_a_package_directory_needs_a_version(tmp_path: Path, admin: Client) -> N
     with pytest.raises(RequestRefused) as refused:
         admin.publish(tmp_path)
     assert refused.value.code == "invalid-skill"
+
+
+@pytest.mark.parametrize("profile", ["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"])
+def test_a_turns_tools_in_any_profile_are_offered_as_name_description_and_schema(admin: Client, release: ReleaseOut,
+                                                                                   profile: Profile) -> None:
+    offered = offered_tools(admin.bind(["hollowbrook@1.0.0"], profile=profile).tools)
+    names = {tool.name for tool in offered}
+    assert {op.tool_name for op in release.document.operations} <= names
+    charge = next(tool for tool in offered if tool.name == "hollowbrook_charge")
+    assert charge.description.startswith("Charge a booking") and charge.parameters["type"] == "object"
+    assert {"booking_id", "amount_cents"} <= set(charge.parameters["properties"])
+
+
+def test_a_held_call_is_an_answer_for_the_model_not_an_exception(served: Served, admin: Client, turn: TurnOut) -> None:
+    booked = admin.call(turn.id, "hollowbrook_create_booking", {**BOOKING, "room_id": 1, "arrival": "2031-08-01",
+                                                                 "departure": "2031-08-02"}, check=False)
+    booking = model_answer(booked)
+    assert booking["status"] == 201 and booking["body"]["booking_id"].startswith("bk_") and "date" not in booking["headers"]
+    charge = {"booking_id": booking["body"]["booking_id"], "amount_cents": 1, "description": "Deposit"}
+    held = model_answer(admin.call(turn.id, "hollowbrook_charge", charge, check=False))
+    assert held["error"]["code"] == "approval-required" and held["error"]["approval_id"].startswith("apr_")

@@ -22,5 +22,6 @@ def test_the_python_client_page_examples_run(tmp_path: Path, monkeypatch: pytest
         assert len(served.house.house.bookings()) == 1 and len(served.house.house.charges()) == 1
     printed = capsys.readouterr().out
     assert "hollowbrook 1.0.0 sha256:" in printed and "201 True" in printed and "201 used" in printed
-    assert "invalid-arguments" in printed and "('https://api.example.com', 'x-api-key', 'header')" in printed
+    assert "invalid-arguments" in printed and "approval-required apr_" in printed
+    assert "hollowbrook_charge ['amount_cents', 'booking_id', 'description']" in printed and "('https://api.example.com', 'x-api-key', 'header')" in printed
     assert "hollowbrook_charge" in printed.splitlines()[-1]  # the async client's tools, in Anthropic's format

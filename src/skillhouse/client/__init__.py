@@ -36,6 +36,7 @@ from skillhouse.client.errors import (
 )
 from skillhouse.client.exchange import Retries
 from skillhouse.client.sync import Client
+from skillhouse.client.tools import OfferedTool, model_answer, offered_tools
 
 __all__ = [
     "ApprovalRequired",
@@ -46,6 +47,7 @@ __all__ = [
     "GuestBuilding",
     "InvalidArguments",
     "NotFound",
+    "OfferedTool",
     "RateLimited",
     "RequestRefused",
     "Retries",
@@ -55,4 +57,6 @@ __all__ = [
     "ServiceUnavailable",
     "TokenRefused",
     "UpstreamFailed",
+    "model_answer",
+    "offered_tools",
 ]
