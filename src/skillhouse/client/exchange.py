@@ -43,7 +43,7 @@ class Retries:
     """How often and how long the client comes back (see the module's docstring for when)."""
 
     attempts: int = 4
-    """Sends at most, the first included; 1 never sends again."""
+    """Sends at most, the first included; 1 (or less) never sends again."""
     max_wait: float = 30.0
     """The longest ``Retry-After`` waited out; a longer one is raised as its signal at once."""
     connect_backoff: float = 0.25
@@ -106,8 +106,8 @@ def steps(plan: Plan[T], retries: Retries) -> Generator[Step, Outcome, T]:
 
 def conversation(exchange: Exchange[T], retries: Retries) -> Generator[Step, Outcome, T]:
     """The life of ``exchange``: yields what to do, is sent the response (or the transport error)."""
-    for attempt in range(1, retries.attempts + 1):
-        last = attempt == retries.attempts
+    for attempt in range(1, max(retries.attempts, 1) + 1):
+        last = attempt >= retries.attempts
         outcome = yield Send(exchange)
         if isinstance(outcome, httpx.TransportError):
             sent = not isinstance(outcome, NOT_SENT)
