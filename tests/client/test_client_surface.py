@@ -10,6 +10,7 @@ import sys
 import httpx
 import pytest
 
+from skillhouse.client import Client
 from skillhouse.client.errors import (
     CODE_CLASSES,
     ClientError,
@@ -49,6 +50,15 @@ def test_every_code_in_the_table_is_a_class_in_exactly_one_family() -> None:
 ])  # fmt: skip
 def test_a_code_the_table_does_not_name_goes_to_the_class_of_its_status(status: int | None, kind: type) -> None:
     assert class_for("a-code-from-a-newer-server", status) is kind
+
+
+def test_a_success_answer_that_is_not_the_body_the_client_reads_is_a_server_failure() -> None:
+    # what a client meets behind a proxy that answers for the server, or a server of another version
+    elsewhere = httpx.MockTransport(lambda request: httpx.Response(200, json={"hello": "world"}))
+    with Client("http://127.0.0.1:9", "skh_x", transport=elsewhere) as client, \
+            pytest.raises(ServerFailure) as unexpected:
+        client.approval("apr_1")
+    assert unexpected.value.code == "unexpected-answer" and unexpected.value.status == 200
 
 
 def test_an_answer_that_is_not_the_error_body_is_still_an_error_of_its_status() -> None:

@@ -9,7 +9,7 @@
     ├── ScopeRefused        Forbidden         403 (``insufficient-scope``)
     ├── NotFound            NotFoundError     404
     ├── Conflict            ConflictError     409, ``idempotency-conflict``
-    ├── ServerFailure       RunFailure        500 and other 5xx, ``gateway-failure``
+    ├── ServerFailure       RunFailure        500 and other 5xx, ``gateway-failure``, ``unexpected-answer``
     ├── ServiceUnavailable  Unavailable       503 that is not a signal (no model, no guest, no secret key)
     ├── ServerUnreachable   Unavailable       no answer at all (``sent`` says whether the request left)
     ├── UpstreamFailed      ExternalFailure   502, ``upstream-*``: the upstream may have acted (``sent``)

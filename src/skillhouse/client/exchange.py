@@ -26,7 +26,14 @@ from typing import Any, Generic, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from skillhouse.client.errors import ClientError, GuestBuilding, RateLimited, ServerUnreachable, error_for
+from skillhouse.client.errors import (
+    ClientError,
+    GuestBuilding,
+    RateLimited,
+    ServerFailure,
+    ServerUnreachable,
+    error_for,
+)
 from skillhouse.json_types import JsonObject
 from skillhouse.wire.errors import ErrorBody
 
@@ -124,6 +131,10 @@ def conversation(exchange: Exchange[T], retries: Retries) -> Generator[Step, Out
                 return exchange.read(outcome)
             except ClientError as error:  # a tool call's own answer: a refusal, or a signal to come back
                 refusal = error
+            except ValidationError as error:
+                raise ServerFailure(f"{exchange.method} {exchange.path}: the answer is not the body this client "
+                                    f"reads ({error.error_count()} problem(s)); is the server another version?",
+                                    code="unexpected-answer", status=outcome.status_code) from error
         wait = _come_back_after(refusal)
         if wait is None or last or not exchange.repeatable or wait > retries.max_wait:
             raise refusal

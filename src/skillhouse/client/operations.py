@@ -64,7 +64,7 @@ def publish(package: str | Path, version: str | None, files: Mapping[str, str] |
     stored: VersionOut = yield from upload(skill, version, files)
     base = _version_path(skill, version)
     if stored.state == "draft":
-        yield Exchange("POST", f"{base}/validate", model(VersionOut), replayable=True)
+        yield Exchange("POST", f"{base}/validate", model(VersionOut))
     # publishing again answers the same release, so a lost answer may be asked again
     release: ReleaseOut = yield Exchange("POST", f"{base}/publish", model(ReleaseOut), replayable=True)
     return release
