@@ -3,6 +3,7 @@ tree: the codes it names by class, any other by the HTTP status it came with."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import sys
 import httpx
 import pytest
 
-from skillhouse.client import Client
+from skillhouse.client import AsyncClient, Client
 from skillhouse.client.errors import (
     CODE_CLASSES,
     ClientError,
@@ -70,3 +71,14 @@ def test_an_answer_that_is_not_the_error_body_is_still_an_error_of_its_status() 
                                                                              "file": "list_rooms.md", "line": 3}]}}))
     assert isinstance(refused, CallerError) and refused.code == "check-failed"
     assert [(p.file, p.line, p.code) for p in refused.problems] == [("list_rooms.md", 3, "body-on-get")]
+
+
+def test_the_async_client_has_every_method_of_the_blocking_one_with_the_same_parameters() -> None:
+    blocking = {name: member for name, member in inspect.getmembers(Client, inspect.isfunction) if not name.startswith("_")}
+    awaited = {name: member for name, member in inspect.getmembers(AsyncClient, inspect.isfunction) if not name.startswith("_")}
+    assert set(awaited) == set(blocking) - {"close"} | {"aclose"}
+    for name, method in blocking.items():
+        if name == "close":
+            continue
+        assert inspect.iscoroutinefunction(awaited[name]), name
+        assert inspect.signature(awaited[name]).parameters == inspect.signature(method).parameters, name
