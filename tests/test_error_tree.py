@@ -17,6 +17,7 @@ from pathlib import Path
 
 import skillhouse
 from skillhouse.api.errors import CODE_STATUS, status_of
+from skillhouse.client.errors import ClientError
 from skillhouse.errors import FAMILIES, CallerError, Signal, SkillhouseError, Unavailable, family
 from skillhouse.gateway.errors import ApprovalRequired, GatewayError
 from skillhouse.host.guest_state import GuestBuildFailed, GuestBuilding, GuestNotReady
@@ -24,7 +25,7 @@ from skillhouse.host.guest_state import GuestBuildFailed, GuestBuilding, GuestNo
 SOURCE = Path(skillhouse.__file__).resolve().parent
 CODE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
-MODULE_BASES: set[type[SkillhouseError]] = {GatewayError, GuestNotReady}
+MODULE_BASES: set[type[SkillhouseError]] = {GatewayError, GuestNotReady, ClientError}
 """Bases that say where an error comes from, not what it means; each of their subclasses is in a family."""
 
 LEFT_OUTSIDE = {

@@ -19,8 +19,6 @@ from typing import Any, get_args
 
 import pytest
 
-from skillhouse.api.bodies import Profile, VersionOut
-from skillhouse.api.routes_credentials import BindingOut
 from skillhouse.api.routes_guest import GuestOut
 from skillhouse.api.routes_runtime import ResolvedManifestOut, SkillSpecRecord, ToolSpecRecord
 from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, neutral_tool
@@ -43,6 +41,8 @@ from skillhouse.registry.skills import VersionSource, VersionView
 from skillhouse.registry.specs import STATES, State
 from skillhouse.registry.tool_specs import ToolSpecView
 from skillhouse.registry.turns import Turn, bind_turn, load_turn
+from skillhouse.wire.credentials import BindingOut
+from skillhouse.wire.skills import Profile, VersionOut
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "skillhouse"
 

@@ -16,7 +16,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from skillhouse.errors import (
@@ -35,6 +34,7 @@ from skillhouse.gateway.errors import GatewayError, RateLimited
 from skillhouse.host.guest_state import GuestNotReady
 from skillhouse.registry.errors import RegistryError, problem
 from skillhouse.registry.tokens import InsufficientScope
+from skillhouse.wire.errors import ErrorBody, ErrorDetail, Problem
 
 FAMILY_STATUS: dict[type[SkillhouseError], int] = {
     Unauthenticated: 401,
@@ -104,28 +104,6 @@ def _problems_of(error: SkillhouseError) -> list[dict[str, Any]]:
         return error.problems
     field = error.details.get("field") if isinstance(error, GatewayError) else None
     return [problem(str(field), error.code, error.message)] if field else []
-
-
-class Problem(BaseModel):
-    """One thing wrong with a request: a field (``path``) or a line of a skill package file."""
-
-    code: str = Field(description="Stable code to match on.")
-    message: str = Field(description="What is wrong and what to do about it.")
-    path: str | None = Field(default=None, description="Dotted path of the request field (`tool_spec.version`).")
-    file: str | None = Field(default=None, description="Skill package file the problem is in.")
-    line: int | None = Field(default=None, description="1-based line in `file`.")
-
-
-class ErrorDetail(BaseModel):
-    code: str = Field(description="Stable error code (`not-found`, `release-conflict`, `invalid-request`, ...).")
-    message: str
-    problems: list[Problem] = Field(default_factory=list, description="Every problem found, all at once.")
-
-
-class ErrorBody(BaseModel):
-    """The body of every error response."""
-
-    error: ErrorDetail
 
 
 class ApiError(CallerError):

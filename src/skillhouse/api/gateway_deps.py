@@ -14,9 +14,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from skillhouse.api.errors import ErrorBody, error_responses
+from skillhouse.api.errors import error_responses
 from skillhouse.gateway import Gateway, make_gateway
 from skillhouse.json_types import JsonObject
+from skillhouse.wire.errors import ErrorBody
 
 _BUILDING = threading.Lock()
 

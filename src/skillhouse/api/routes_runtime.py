@@ -15,12 +15,10 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, Field
 
-from skillhouse.api.bodies import CheckReport
 from skillhouse.api.deps import AdminDep, DatabaseDep, RunDep, SessionDep
 from skillhouse.api.errors import ApiError, error_responses
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
-from skillhouse.api.routes_turns import CallAnswer
 from skillhouse.gateway import Gateway
 from skillhouse.host.calls import run_call
 from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
@@ -30,6 +28,8 @@ from skillhouse.registry.errors import Invalid, problem
 from skillhouse.registry.manifests import ExecuteRequest, resolve_manifest
 from skillhouse.registry.releases import ReleaseView, get_release
 from skillhouse.registry.specs import SkillSpec, SkillSpecUpsert, ToolSpec, ToolSpecUpsert
+from skillhouse.wire.skills import CheckReport
+from skillhouse.wire.turns import CallAnswer
 
 router = APIRouter(prefix="/api/runtime", tags=["runtime"])
 

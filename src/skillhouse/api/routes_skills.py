@@ -10,7 +10,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Path, Query, Response
 
-from skillhouse.api.bodies import (
+from skillhouse.api.bodies import release_out, release_summary, version_out
+from skillhouse.api.deps import AdminDep, RunDep, SessionDep
+from skillhouse.api.errors import error_responses
+from skillhouse.compiler.profiles import provider_tools
+from skillhouse.registry import releases, skills
+from skillhouse.registry.bundle import MAX_ARCHIVE_BYTES, files_from_archive, files_from_map
+from skillhouse.wire.skills import (
     SKILL_PATTERN,
     VERSION_PATTERN,
     CompatibilityOut,
@@ -23,15 +29,7 @@ from skillhouse.api.bodies import (
     ToolsOut,
     VersionList,
     VersionOut,
-    release_out,
-    release_summary,
-    version_out,
 )
-from skillhouse.api.deps import AdminDep, RunDep, SessionDep
-from skillhouse.api.errors import error_responses
-from skillhouse.compiler.profiles import provider_tools
-from skillhouse.registry import releases, skills
-from skillhouse.registry.bundle import MAX_ARCHIVE_BYTES, files_from_archive, files_from_map
 
 router = APIRouter(prefix="/v1/skills", tags=["skills"])
 

@@ -371,6 +371,28 @@ def mcp_command(
     raise typer.Exit(run_mcp(skill, tenant, http, guest))
 
 
+@app.command("eval")
+def eval_command(
+    tasks_file: Annotated[Path, typer.Argument(metavar="TASKS", help="A task set (YAML), e.g. examples/evals/hollowbrook.yaml.")],
+    model: Annotated[str, typer.Option("--model", help="openai:MODEL, anthropic:MODEL, or scripted (each task's scripted plans).")],
+    runs: Annotated[int, typer.Option("--runs", "-n", help="Runs of each task in each arm.")] = 5,
+    arm: Annotated[list[str] | None, typer.Option("--arm", help="tools or raw (repeatable; default both).")] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only this task id (repeatable).")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON here.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="The model server's URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL).")] = None,
+    guest: Annotated[str | None, typer.Option("--guest", help="Guest runner: wasm or inprocess (default: SKILLHOUSE_GUEST).")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Steps of the agent loop per turn (default: the task file's).")] = None,
+    confidence: Annotated[float, typer.Option("--confidence", help="Of the success rate's Wilson interval.")] = 0.95,
+    transcripts: Annotated[bool, typer.Option("--transcripts", help="Put every run's messages in the JSON report.")] = False,
+) -> None:
+    """Run a task set against a model in two arms (skillhouse tools, raw fetch_url) and report side by side."""
+    # here: start-up time (see _compiled_or_exit)
+    from skillhouse.cli.eval_command import run_eval
+
+    raise typer.Exit(run_eval(tasks_file, model, runs, arm or [], task or [], json_path, guest, base_url, max_steps,
+                              confidence, transcripts))
+
+
 def _add_gateway_commands() -> None:
     # here: start-up time (see _compiled_or_exit)
     from skillhouse.cli.gateway_commands import add_gateway_commands

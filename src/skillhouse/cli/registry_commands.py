@@ -98,6 +98,7 @@ def publish(
     # imported here: start-up time (see tokens_create)
     from skillhouse.cli.environment import settings_or_exit
     from skillhouse.compiler import compile_dir
+    from skillhouse.skill import package_files
 
     token = settings_or_exit().token
     if not token:
@@ -108,8 +109,7 @@ def publish(
             print(str(error), file=sys.stderr)
         raise typer.Exit(1)
     name, chosen = str(compiled.document["skill"]), str(compiled.document["version"])
-    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(path.iterdir())
-             if p.is_file() and (p.suffix == ".md" or p.name in ("types.json", "curation.yaml", "curation.applied.json"))}
+    files = {name: data.decode("utf-8") for name, data in package_files(path).items()}
     base = f"{server.rstrip('/')}/v1/skills/{name}/versions/{chosen}"
     with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=120) as client:
         try:

@@ -27,9 +27,9 @@ from skillhouse.gateway.errors import ApprovalError, InvalidRequest
 from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow
+from skillhouse.wire.approvals import NOTE_LIMIT
 
 DEFAULT_TTL_SECONDS = 24 * 3600.0
-NOTE_LIMIT = 500
 
 
 @dataclass(frozen=True)

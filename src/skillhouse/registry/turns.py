@@ -28,8 +28,8 @@ from skillhouse.registry.errors import Invalid, NotFound, RegistryError, problem
 from skillhouse.registry.releases import builtin_release, get_release
 from skillhouse.store.gateway_tables import TurnRow
 from skillhouse.store.registry_tables import ReleaseRow
+from skillhouse.wire.turns import MAX_SKILLS
 
-MAX_SKILLS = 32
 OFFERED_EAGER = ("read_object",)
 """The guest's own tools offered with the operations (``load_tools`` is pointless when all are listed)."""
 

@@ -2,7 +2,13 @@
 
 from skillhouse.skill.errors import ALL_CODES, SkillError, SkillPackageError
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
-from skillhouse.skill.package import SkillManifest, SkillPackage, read_package, read_package_dir
+from skillhouse.skill.package import (
+    SkillManifest,
+    SkillPackage,
+    package_files,
+    read_package,
+    read_package_dir,
+)
 
 __all__ = [
     "ALL_CODES",
@@ -12,6 +18,7 @@ __all__ = [
     "SkillManifest",
     "SkillPackage",
     "SkillPackageError",
+    "package_files",
     "read_package",
     "read_package_dir",
 ]

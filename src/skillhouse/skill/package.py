@@ -73,11 +73,17 @@ def read_package_dir(path: str | Path) -> tuple[SkillPackage, list[SkillError]]:
     if not root.is_dir():
         error = SkillError(label, 1, INVALID_SKILL_MANIFEST, "not a directory; give the skill package's directory")
         return SkillPackage(root.name, label, None, (), {}), [error]
+    return read_package(root.resolve().name, package_files(root), label=label)
+
+
+def package_files(path: str | Path) -> dict[str, bytes]:
+    """The files of the package in directory ``path`` that a release is made of: the top-level Markdown
+    files, ``types.json`` and the curation files (what a client uploads to publish it)."""
     files: dict[str, bytes] = {}
-    for entry in sorted(root.iterdir()):
+    for entry in sorted(Path(path).iterdir()):
         if entry.is_file() and (entry.suffix == ".md" or entry.name in (TYPES, *CURATION_FILES)):
             files[entry.name] = entry.read_bytes()
-    return read_package(root.resolve().name, files, label=label)
+    return files
 
 
 def read_package(

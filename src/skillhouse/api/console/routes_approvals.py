@@ -31,11 +31,11 @@ from skillhouse.api.console.sessions import (
     RunSessionDep,
 )
 from skillhouse.gateway import Approval, ApprovalStore
-from skillhouse.gateway.approvals import NOTE_LIMIT
 from skillhouse.gateway.audit_queries import AuditFilter, approval_page, audit_rows, turn_row
 from skillhouse.registry.errors import NotFound
 from skillhouse.registry.releases import get_release, list_releases
 from skillhouse.store import Database
+from skillhouse.wire.approvals import NOTE_LIMIT
 
 router = APIRouter(route_class=ConsoleRoute)
 SHOWS = {"waiting": "Waiting for a decision", "decided": "Decided"}

@@ -24,6 +24,7 @@ from skillhouse.host.models.base import (
     model_error,
     neutral_messages,
     neutral_tools,
+    token_usage,
     tool_arguments,
 )
 from skillhouse.host.models.tool_formats import ANTHROPIC_TOOL_SEARCH_BETA, anthropic_tools
@@ -102,7 +103,11 @@ def neutral_answer(answer: JsonObject) -> tuple[ModelAnswer, Blocks]:
         elif kind is None:
             raise MalformedAnswer("anthropic", f"content[{index}] is not a block")
         # thinking and other block kinds say nothing the loop acts on
-    return {"content": "".join(texts) if texts else None, "tool_calls": calls}, server
+    out: ModelAnswer = {"content": "".join(texts) if texts else None, "tool_calls": calls}
+    usage = answer.get("usage")
+    if isinstance(usage, dict):
+        out["usage"] = token_usage(usage.get("input_tokens"), usage.get("output_tokens"))
+    return out, server
 
 
 class AnthropicMessagesModel:

@@ -1,7 +1,8 @@
 """What every model adapter is, and the one way an adapter talks to a provider over HTTP.
 
 A model adapter answers ``complete`` (contract in :mod:`skillhouse.guest.host`): a neutral request
-``{"system", "messages", "tools", "deferred"}`` in, ``{"content", "tool_calls"}`` out. It never
+``{"system", "messages", "tools", "deferred"}`` in, ``{"content", "tool_calls"}`` out (with ``usage``,
+``{"input_tokens", "output_tokens"}``, when the provider counted them; the loop reads no more). It never
 raises: a provider that answers with an HTTP error, times out, cannot be reached or answers
 something that is not a completion becomes ``{"error": {"code", "message", ...}}``, which the agent
 loop stops on. Codes: ``model-http-error`` (with ``status``), ``model-timeout``,
@@ -139,6 +140,19 @@ def tool_arguments(raw: Any) -> Any:
     if raw is None:
         return {}
     return json.dumps(raw)
+
+
+def token_usage(input_tokens: Any, output_tokens: Any) -> JsonObject:
+    """A provider's token counts as ``{"input_tokens", "output_tokens"}``: what an answer's ``usage`` holds.
+
+    Chat Completions says ``prompt_tokens`` and ``completion_tokens``, the Messages API ``input_tokens``
+    and ``output_tokens``; a count the provider left out (or sent as something not a whole number) is 0.
+    """
+
+    def count(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    return {"input_tokens": count(input_tokens), "output_tokens": count(output_tokens)}
 
 
 def neutral_messages(request: Mapping[str, Any]) -> list[ChatMessage]:

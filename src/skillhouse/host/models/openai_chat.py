@@ -21,6 +21,7 @@ from skillhouse.host.models.base import (
     model_error,
     neutral_messages,
     neutral_tools,
+    token_usage,
     tool_arguments,
 )
 from skillhouse.host.models.tool_formats import openai_chat_tools
@@ -85,7 +86,11 @@ def neutral_answer(answer: JsonObject) -> ModelAnswer:
                 "arguments": tool_arguments(function.get("arguments")),
             }
         )
-    return {"content": content, "tool_calls": calls}
+    out: ModelAnswer = {"content": content, "tool_calls": calls}
+    usage = answer.get("usage")
+    if isinstance(usage, dict):
+        out["usage"] = token_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return out
 
 
 class OpenAIChatModel:
