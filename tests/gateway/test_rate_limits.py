@@ -5,16 +5,12 @@ the tenant's later calls to that host."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from email.utils import formatdate
 
 import pytest
 from tests.gateway.conftest import (
     booking_request,
-    drop_postgres_database,
-    fresh_postgres_database,
     gateway_for,
 )
 from tests.gateway.test_approvals import charge
@@ -199,48 +195,3 @@ def test_the_stored_state_read_says_when_a_limit_may_apply_so_others_pay_no_admi
     gateway.limits.delete("acme", "host", "hollowbrook.local")
     gateway.limits.note_answer("acme", "hollowbrook.local", 429, {"Retry-After": "30"})
     assert may_be_limited() is True
-
-
-# one replica: its own engine on the store, THREADS concurrent admissions once stdin says go; prints how many passed
-REPLICA = """
-import sys, threading
-from skillhouse.gateway.errors import RateLimited
-from skillhouse.gateway.limits import RateLimits
-from skillhouse.store.database import Database
-limits, passed, lock = RateLimits(Database(sys.argv[1])), [], threading.Lock()
-def call():
-    try:
-        limits.admit("acme", "hollowbrook.create_booking", "hollowbrook.local")
-    except RateLimited:
-        return
-    with lock:
-        passed.append(1)
-threads = [threading.Thread(target=call) for _ in range(int(sys.argv[2]))]
-print("ready", flush=True)
-sys.stdin.readline()
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
-print(len(passed), flush=True)
-"""
-
-
-def test_three_replica_processes_on_one_postgresql_admit_exactly_n_between_them() -> None:
-    url, name = fresh_postgres_database()
-    try:
-        database = open_database(url)
-        RateLimits(database).set("acme", "host", "hollowbrook.local", LIMIT, 3600)
-        database.dispose()
-        replicas = [subprocess.Popen([sys.executable, "-c", REPLICA, url, "12"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True) for _ in range(3)]
-        for replica in replicas:
-            assert replica.stdout is not None and replica.stdout.readline().strip() == "ready"
-        for replica in replicas:  # go, all together
-            assert replica.stdin is not None
-            replica.stdin.write("go\n")
-            replica.stdin.flush()
-        passed = [int(replica.communicate(timeout=120)[0]) for replica in replicas]
-    finally:
-        drop_postgres_database(name)
-    assert sum(passed) == LIMIT
