@@ -125,7 +125,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
-    schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles)
+    schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles, [n for n, _ in query])
 
     allow_empty_names = name_list(ctx, op, "allow_empty", check_names=False)
     for index, (arg, _) in enumerate(allow_empty_names):

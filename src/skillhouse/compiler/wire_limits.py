@@ -3,7 +3,8 @@
 The guest refuses values the wire cannot carry unambiguously (``guest/translation.py``): a path
 segment that is empty, ``.`` or ``..`` or holds ``/``, ``\\`` or a control character; a header value
 outside printable ASCII and tab; an item of a comma-, pipe- or space-delimited query list holding its
-separator. Each of these rules is published in the tool's schema here, so a model (and any client
+separator; and a required query list cannot be empty, since an empty list sends nothing and the
+server reads the parameter as absent. Each of these rules is published in the tool's schema here, so a model (and any client
 reading the schema) knows it before calling. The constraints are written with ``not`` and unanchored
 patterns: ``$`` in a pattern lets a final line break through in Python's regular expressions (the
 ``jsonschema`` library's), though not in ECMA-262's, and the two must agree.
@@ -12,7 +13,7 @@ patterns: ``$`` in a pattern lets a final line break through in Python's regular
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
@@ -26,14 +27,20 @@ _TEXTUAL = frozenset({"string"})
 
 
 def wire_limited(
-    schema: dict[str, Any], path: list[str], header: list[str], styles: dict[str, Any]
+    schema: dict[str, Any], path: list[str], header: list[str], styles: dict[str, Any], query: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """``schema`` (a tool's expanded root) with the wire's limits added to its path, header and delimited
-    query arguments; the other properties are the same objects."""
+    """``schema`` (a tool's expanded root) with the wire's limits added to its path, header, delimited
+    and required list query arguments; the other properties are the same objects."""
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return schema
     out = dict(properties)
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    for name in query:
+        if name in out and name in required and _types(out[name]) == {"array"}:
+            low = out[name].get("minItems")
+            if not isinstance(low, int) or isinstance(low, bool) or low < 1:
+                out[name] = {**out[name], "minItems": 1}
     for name in path:
         if name in out:
             out[name] = _segment(out[name])
