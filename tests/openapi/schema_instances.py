@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import re
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from hypothesis import strategies as st
@@ -23,7 +23,7 @@ _LIMIT = 1000
 _json_scalars = st.none() | st.booleans() | st.integers(-_LIMIT, _LIMIT) | st.text(max_size=6)
 # the string formats openapi-core asserts, drawn in their own notation
 FORMATS: dict[str, st.SearchStrategy[str]] = {
-    "date-time": st.datetimes(timezones=st.just(timezone.utc)).map(lambda d: d.isoformat()),
+    "date-time": st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()),
     "date": st.dates().map(lambda d: d.isoformat()),
     "uuid": st.uuids().map(str),
     "byte": st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode("ascii")),

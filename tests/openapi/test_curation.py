@@ -131,7 +131,9 @@ def test_pinned_arguments_leave_the_schema_and_are_always_in_the_request() -> No
         "headers": {"X-Tenant": "blue"},
         "body": None,
     }
-    assert build_request(ops["pets"], {})["url"] == "https://api.test/v1/accounts/acme/pets?api-version=2024-01"
+    # the overlay's default for limit fills a call that leaves it out, and a given value wins over it
+    assert build_request(ops["pets"], {})["url"] == "https://api.test/v1/accounts/acme/pets?api-version=2024-01&limit=20"
+    assert ops["pets"]["defaults"] == {"limit": 20}
     created = build_request(ops["createPet"], {"name": "Tom", "species": "cat"})
     assert json.loads(created["body"]) == {"name": "Tom", "species": "cat"}
 

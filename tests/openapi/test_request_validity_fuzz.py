@@ -9,6 +9,7 @@ fuzz`` (``SKILLHOUSE_FUZZ=long``) checks every operation with more draws.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -107,12 +108,10 @@ def _refusals(operation: dict[str, Any], judge: Any) -> tuple[int, list[str]]:
         except Exception as exc:
             reason = getattr(exc, "__cause__", None) or exc
             body = request["body"]
-            refused.append(f"{type(exc).__name__}: {str(reason):.700} <- {request['method']} {request['url']:.300} {body!r:.300}")
+            refused.append(f"{type(exc).__name__}: {reason!s:.700} <- {request['method']} {request['url']:.300} {body!r:.300}")
 
-    try:
+    with contextlib.suppress(Unsatisfiable):
         check()
-    except Unsatisfiable:
-        pass
     return judged, refused
 
 

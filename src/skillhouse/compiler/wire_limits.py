@@ -35,7 +35,8 @@ def wire_limited(
     if not isinstance(properties, dict):
         return schema
     out = dict(properties)
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
     for name in query:
         if name in out and name in required and _types(out[name]) == {"array"}:
             low = out[name].get("minItems")

@@ -5,7 +5,8 @@ The rules (README.md, "How a call travels"): path parameters fill whole segments
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
 them encoded in a path: servers disagree on them); query parameters in declaration order, lists
 repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator), an
-optional one that is the empty string left out unless ``allow_empty`` names it; numbers in JSON
+optional one that is the empty string left out unless ``allow_empty`` names it; an optional argument the
+call leaves out takes the operation's ``defaults`` value when it has one; numbers in JSON
 notation, booleans ``true``/``false``; a body only when the operation
 has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
 ``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
@@ -59,6 +60,10 @@ def build_request(operation: OperationDocument, arguments: Any) -> FetchRequest:
 
     Raises :class:`InvalidArguments` listing every violation; nothing partial is ever returned.
     """
+    defaults = operation.get("defaults")
+    if defaults and isinstance(arguments, dict):
+        # the skill's defaults (curation.yaml's ``default``) fill what the call leaves out, then are checked like it
+        arguments = {**{k: v for k, v in defaults.items() if k not in arguments}, **arguments}
     try:
         violations = validate(operation["schema"], arguments)
         if isinstance(arguments, dict):
