@@ -32,9 +32,28 @@ JUDGE_LIMITS: dict[str, str] = {
 # Where a spec contradicts itself, the judge reads it as the wizard does (the author's evident intent), each with the reason.
 SPEC_REPAIRS: dict[str, str] = {
     "nullable in OpenAPI 3.1": "3.1 dropped 3.0's 'nullable: true', yet specs written as 3.1 keep it (openai.yaml, "
-    "readme-3.1-schema-types.json); the wizard honours it (type [T, 'null']) and so does the judge, where openapi-core "
-    "would ignore it and refuse null",
+    "readme-3.1-schema-types.json); the wizard honours it (type [T, 'null']) and so does the judge (anyOf the "
+    "schema or null: openapi-core's parameter and multipart readers take a type list for an error), where "
+    "openapi-core would ignore it and refuse null",
+    "discriminator over inline schemas": "a discriminator without a mapping names the schema by the property's value, "
+    "so over inline oneOf branches (openai.yaml's RealtimeTurnDetection: type 'server_vad') it names none and "
+    "openapi-core refuses every value; the judge leaves such a discriminator out (the branches' own 'const' decide)",
 }
+
+
+def _without_unnamable_discriminators(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _without_unnamable_discriminators(item)
+        return
+    if not isinstance(node, dict):
+        return
+    found = node.get("discriminator")
+    branches = [b for key in ("oneOf", "anyOf") for b in node.get(key) or [] if isinstance(node.get(key), list)]
+    if isinstance(found, dict) and "mapping" not in found and branches and not any(isinstance(b, dict) and "$ref" in b for b in branches):
+        del node["discriminator"]
+    for value in node.values():
+        _without_unnamable_discriminators(value)
 
 
 def _nullable_as_31(node: Any) -> Any:
@@ -43,15 +62,8 @@ def _nullable_as_31(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {k: _nullable_as_31(v) for k, v in node.items()}
-    if out.get("nullable") is True:
-        del out["nullable"]
-        kind = out.get("type")
-        if isinstance(kind, str):
-            out["type"] = [kind, "null"]
-        elif isinstance(kind, list) and "null" not in kind:
-            out["type"] = [*kind, "null"]
-        if isinstance(out.get("enum"), list) and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
+    if out.pop("nullable", None) is True:
+        return {"anyOf": [out, {"type": "null"}]}
     return out
 
 
@@ -84,6 +96,7 @@ def judge_of(spec: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     relaxed = copy.deepcopy(spec)
     if str(relaxed.get("openapi", "")).startswith("3.1"):
         relaxed = _nullable_as_31(relaxed)
+    _without_unnamable_discriminators(relaxed)
     # credentials are the gateway's to add; the judge checks the request the guest builds
     relaxed["security"] = []
     for item in relaxed.get("paths", {}).values():

@@ -126,3 +126,26 @@ def test_properties_holding_a_ref_string_give_a_property_named_ref_and_a_note() 
         "an inline schema: property '$ref' has '#/components/schemas/Q' for a schema, which is not one (a spec bug); it accepts any value",
     )
     assert ops["multiSearch"]["schema"]["properties"]["queries"]["items"]["properties"] == {"$ref": {}}
+
+
+def test_form_fields_the_spec_encodes_as_deep_objects_write_lists_in_indexed_brackets() -> None:
+    # Stripe's spelling: every list and object of a form body in brackets, a list's items indexed; its
+    # "unset" empty string stays a plain field
+    form = {
+        "type": "object",
+        "properties": {
+            "expand": {"type": "array", "items": {"type": "string"}},
+            "aliases": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string", "enum": [""]}]},
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    deep = {"style": "deepObject", "explode": True}
+    body = {"content": {"application/x-www-form-urlencoded": {
+        "schema": form, "encoding": {"expand": deep, "aliases": deep, "metadata": deep}}}}  # fmt: skip
+    _, ops = imported(openapi({"/people": {"post": {"operationId": "createPerson", "requestBody": body}}}))
+    op = ops["createPerson"]
+    assert {a["name"]: a.get("style") for a in op["arguments"]} == {"expand": "deepObject", "aliases": "deepObject", "metadata": None, "tags": None}
+    sent = build_request(op, {"expand": ["a", "b"], "aliases": ["x"], "metadata": {"k": "v"}, "tags": ["t", "u"]})["body"]
+    assert sent == "aliases%5B0%5D=x&expand%5B0%5D=a&expand%5B1%5D=b&metadata%5Bk%5D=v&tags=t&tags=u"
+    assert build_request(op, {"aliases": ""})["body"] == "aliases="

@@ -45,14 +45,18 @@ KNOWN: dict[tuple[str, str, str], str] = {
         "the spec's discriminator mapping names schemas by bare name ('OptionOneNoDisc'), which openapi-core 0.23 "
         "cannot resolve: every body is refused"
     ),
-    ("jira-platform.json", "the-jira-cloud-platform-rest-api_addAttachment", "is not of type 'string'"): (
-        "the spec declares a multipart/form-data body whose schema is a string (no part names): openapi-core reads "
-        "the parts into an object, which no string schema accepts; the wizard sends the payload as the one part "
-        "'value' and says so ('multipart body has no listed fields; sent as one value')"
+    ("openai.yaml", "*", ": b'"): (
+        "multipart parts: openapi-core 0.23 reads a file part, and a JSON part, as bytes, which its 3.1 validator "
+        "refuses as a string or an object: every such upload is refused whatever it holds"
     ),
-    ("openai.yaml", "*", "b'' is not of type 'string'"): (
-        "multipart file parts: openapi-core 0.23 reads a part as bytes and its 3.1 validator's type 'string' "
-        "refuses bytes, so every file upload is refused whatever it holds"
+    ("jira-platform.json", "*", 'form-data; name="value"'): (
+        "multipart/form-data bodies whose schema is not an object (addAttachment's string, setColumns' list): the "
+        "spec names no parts, so openapi-core reads the parts into an object no such schema accepts; the wizard "
+        "sends the value as the one part 'value' and says so ('multipart body has no listed fields; sent as one value')"
+    ),
+    ("jira-platform.json", "*", "Failed to cast value to object type"): (
+        "query parameters that are lists of objects (getRecent's and searchProjects' properties): OpenAPI defines "
+        "no query form for an object inside a list; the guest sends each as JSON text, which openapi-core cannot cast"
     ),
 }
 

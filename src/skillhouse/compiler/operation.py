@@ -120,8 +120,11 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         elif not isinstance(wire, str) or not wire:
             ctx.error(codes.INVALID_OPERATION, f"names: the wire name of {arg!r} must be a non-empty string", "operation", "names", arg)
     for arg, style in styles.items():
-        if arg not in query_names:
-            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter", "operation", "style", arg)
+        if arg in body and encoding == "form":
+            if style != "deepObject":
+                ctx.error(codes.INVALID_OPERATION, f"style of form field {arg!r} can only be deepObject", "operation", "style", arg)
+        elif arg not in query_names:
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter (or a field of a form body)", "operation", "style", arg)
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
@@ -179,7 +182,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     )
     for loc, members in located:
         for name in members:
-            style = styles.get(name) if loc == "query" else None
+            style = styles.get(name) if loc in ("query", "body") else None
             arguments.append(
                 Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style), loc == "query" and name in allow_empty)
             )

@@ -187,6 +187,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
                 built.allow_empty.append(name)
         elif item.location == "header":
             built.header.append(name)
+        elif item.location == "body" and item.style is not None:
+            built.style[name] = item.style
         properties[name] = item.schema
         if item.required:
             required.append(name)
