@@ -149,3 +149,14 @@ def test_form_fields_the_spec_encodes_as_deep_objects_write_lists_in_indexed_bra
     sent = build_request(op, {"expand": ["a", "b"], "aliases": ["x"], "metadata": {"k": "v"}, "tags": ["t", "u"]})["body"]
     assert sent == "aliases%5B0%5D=x&expand%5B0%5D=a&expand%5B1%5D=b&metadata%5Bk%5D=v&tags=t&tags=u"
     assert build_request(op, {"aliases": ""})["body"] == "aliases="
+
+
+def test_a_property_two_all_of_parts_describe_keeps_what_each_says() -> None:
+    both = {"allOf": [{"type": "object", "properties": {"name": {"type": "string"}, "size": {"type": "integer", "minimum": 1}}},
+                      {"type": "object", "properties": {"name": {"example": "buster"}, "size": {"type": "integer", "minimum": 3}}}]}  # fmt: skip
+    _, ops = imported(openapi({"/dogs": {"post": {"operationId": "createDog", "requestBody": json_body(both)}}}))
+    properties = ops["createDog"]["schema"]["properties"]
+    assert properties["name"] == {"type": "string", "examples": ["buster"]}
+    assert properties["size"] == {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 3}]}
+    with pytest.raises(InvalidArguments):
+        build_request(ops["createDog"], {"name": None})

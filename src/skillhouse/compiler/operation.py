@@ -128,7 +128,10 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
-    schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles, [n for n, _ in query])
+    schema = wire_limited(
+        schema, [n for n, _ in path_params], [n for n, _ in header], styles, [n for n, _ in query], body if payload is None else [], str(encoding),
+        payload,
+    )
 
     defaults = argument_defaults(ctx, mapping(ctx, op, "defaults"), schema, sent)
 

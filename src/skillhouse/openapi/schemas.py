@@ -296,7 +296,8 @@ class SchemaConverter:
         required: list[str] = list(merged.get("required", []))
         closed = [p.get("additionalProperties") is False for p in parts]
         for part in parts:
-            properties.update(part.get("properties", {}))
+            for name, sub in part.get("properties", {}).items():
+                properties[name] = _both(properties[name], sub) if name in properties else sub
             required.extend(part.get("required", []))
             for key in ("description", "title"):
                 if key in part:
@@ -364,3 +365,13 @@ def _nullable(schema: JsonSchema) -> JsonSchema:
     if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
         schema["enum"] = [*schema["enum"], None]
     return schema
+
+
+def _both(first: Any, second: Any) -> Any:
+    """A property two ``allOf`` parts both describe: each part's keywords hold, so one mapping when
+    no keyword is given two values (``{"type": "string"}`` and ``{"example": ...}``), else ``allOf`` of both."""
+    if first == second:
+        return first
+    if isinstance(first, dict) and isinstance(second, dict) and all(first[k] == second[k] for k in first.keys() & second.keys()):
+        return {**first, **second}
+    return {"allOf": [first, second]}
