@@ -366,3 +366,41 @@ def test_a_route_is_suggested_only_under_its_own_method() -> None:
     messages = [p.message for p in sorted(curation.problems)]
     assert "did you mean" not in messages[0]  # the POST and GET on that route are other operations
     assert "(did you mean 'GET /accounts/{account}/pets'?)" in messages[1]
+
+
+PETSTORE_OVERLAY = """
+operations:
+  findPetsByStatus:
+    name: pets_by_status
+    arguments:
+      status: {default: sold}
+  getPetById:
+    consequential: true
+  updatePetWithForm:
+    arguments:
+      status: {pin: pending}
+  deleteUser:
+    hide: true
+"""
+
+
+def test_an_overlay_on_a_corpus_spec_gives_requests_the_original_spec_accepts() -> None:
+    # the vendored petstore, curated: the default and the pin land in requests openapi-core accepts
+    from tests.corpus import corpus_spec
+    from tests.openapi.request_judge import judge_of
+
+    from skillhouse.openapi import load_spec
+
+    spec = load_spec(corpus_spec("petstore-v3.yaml"))
+    curation = run(PETSTORE_OVERLAY)
+    result = import_openapi(spec, name="petstore", curation=curation)
+    assert curation.problems == [] and result.compiled is not None
+    ops = {op["name"]: op for op in result.compiled.document["operations"]}
+    assert "deleteUser" not in ops and ops["getPetById"]["approval"] is not None
+    judge = judge_of(spec.root)
+    by_status = build_request(ops["pets_by_status"], {})
+    assert by_status["url"] == "https://petstore3.swagger.io/api/v3/pet/findByStatus?status=sold"
+    pinned = build_request(ops["updatePetWithForm"], {"petId": 7, "name": "Rex"})
+    assert pinned["url"] == "https://petstore3.swagger.io/api/v3/pet/7?status=pending&name=Rex"
+    for request in (by_status, pinned, build_request(ops["pets_by_status"], {"status": "available"})):
+        judge(request)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.openapi.specs import imported, openapi, outcome
+from tests.openapi.specs import SPECS, import_of, imported, openapi, outcome
 
 from skillhouse.guest.translation import InvalidArguments, build_request
 
@@ -160,3 +160,34 @@ def test_a_property_two_all_of_parts_describe_keeps_what_each_says() -> None:
     assert properties["size"] == {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 3}]}
     with pytest.raises(InvalidArguments):
         build_request(ops["createDog"], {"name": None})
+
+
+def _object_nodes(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [found for item in node for found in _object_nodes(item)]
+    if not isinstance(node, dict):
+        return []
+    return [node, *(found for value in node.values() for found in _object_nodes(value))]
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
+def test_no_corpus_tool_offers_a_read_only_property_or_requires_one_it_left_out(path: Any) -> None:
+    result = import_of(path)
+    assert result.compiled is not None
+    for op in result.compiled.document["operations"]:
+        for node in _object_nodes(op["schema"]):
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                assert not any(isinstance(s, dict) and s.get("readOnly") is True for s in properties.values()), op["name"]
+                if node.get("additionalProperties") is False:
+                    assert set(node.get("required", [])) <= set(properties), op["name"]
+
+
+def test_a_schema_requiring_a_property_it_forbids_is_reported_and_usable() -> None:
+    screens = {"type": "object", "required": ["defaultScreen"], "additionalProperties": False,
+               "properties": {"default": {"type": "integer"}, "edit": {"type": "integer"}}}  # fmt: skip
+    result, ops = imported(openapi({"/schemes": {"post": {"operationId": "createScheme", "requestBody": json_body(ref("Screens"), True)}}},
+                                   {"Screens": screens}))  # fmt: skip
+    assert ops["createScheme"]["schema"].get("required", []) == []
+    assert any("requires 'defaultScreen', which it does not declare" in n for n in outcome(result, "createScheme").notes)
+    build_request(ops["createScheme"], {"default": 1})

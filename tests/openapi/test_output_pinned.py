@@ -18,7 +18,7 @@ from skillhouse.openapi import ImportResult
 
 # spec: (release digest, sha256 of the written files, sha256 of the report), hex cut to 32 characters
 PINNED: dict[str, tuple[str, str, str]] = {
-    "jira-platform.json": ("sha256:e507a0e83be2fd50f892dc592791470f796dd9f7533d81c6f30082c84420ac0b", "3900590f544ad12aaaacad63a3c50552", "21be4bda878af4b9dd706b41e8eeb599"),
+    "jira-platform.json": ("sha256:327dc1957ff861692a629b3787356205bd072d18ce4a9cfd6f918cecc13b7e46", "2ff6a47573e2fe446c3ba7b4fa4cef15", "363dc990f81601c62a982e694e61a31d"),
     "notion.json": ("sha256:c40136bedd5cbf937a2dee23d82177a385e61e5bc68065df5776f1e9846275dd", "ec66ca074ad6a9fe161fd71c3657c92c", "671783320397640bb98eaec6cb938f84"),
     "openai.yaml": ("sha256:08bd02b794e033655d117c3afe6c66194e431d1ca0094ffcf02bd28a65e7e570", "1a7d572bbfb1b340339ce81e1b3320a0", "7c672c7493af89f7db981f22177503d7"),
     "petstore-v3.yaml": ("sha256:cc41bf2e746cc5c53c46bacbd52de2bc10fc075be7346a85fdcfc36269870a91", "16a2a71791f299b2efd9a6b0b2f45330", "f1a1d2111e1541a82016e89f622e39b1"),

@@ -164,6 +164,16 @@ class SchemaConverter:
             read_only |= self._read_only_in_parts(node.get("allOf"), doc)
         if read_only and "required" in out:
             out["required"] = [n for n in out["required"] if n not in read_only]
+        if out.get("additionalProperties") is False and "patternProperties" not in out and "allOf" not in out:
+            declared = out.get("properties") or {}
+            impossible = [n for n in out.get("required", []) if n not in declared]
+            if impossible:
+                # no object satisfies the spec's schema: what it requires, it forbids
+                self.notes.append(
+                    f"{self._where}: requires {', '.join(repr(n[:40]) for n in impossible)}, which it does not declare while "
+                    "allowing no other property (a spec bug); left out of required"
+                )
+                out["required"] = [n for n in out["required"] if n in declared]
         if node.get("nullable") is True:
             out = _nullable(out)
         if "discriminator" in node and "oneOf" in out:
