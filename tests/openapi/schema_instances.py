@@ -10,7 +10,9 @@ that still fails is left for the caller to discard (it checks the whole instance
 
 from __future__ import annotations
 
+import base64
 import re
+from datetime import UTC
 from typing import Any
 
 from hypothesis import strategies as st
@@ -19,6 +21,16 @@ from jsonschema import Draft202012Validator
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 _LIMIT = 1000
 _json_scalars = st.none() | st.booleans() | st.integers(-_LIMIT, _LIMIT) | st.text(max_size=6)
+# the string formats openapi-core asserts, drawn in their own notation
+FORMATS: dict[str, st.SearchStrategy[str]] = {
+    "date-time": st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()),
+    "date": st.dates().map(lambda d: d.isoformat()),
+    "uuid": st.uuids().map(str),
+    "byte": st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode("ascii")),
+    "ipv4": st.ip_addresses(v=4).map(str),
+    "ipv6": st.ip_addresses(v=6).map(str),
+    "email": st.from_regex(r"\A[a-z]{1,8}@[a-z]{1,8}\.(com|org)\Z"),
+}
 _any_json = st.recursive(
     _json_scalars,
     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
@@ -26,8 +38,12 @@ _any_json = st.recursive(
 )
 
 
-def valid_instances(schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
-    """Values aimed at being valid for ``schema`` (filtered by its validator at this node)."""
+def valid_instances(schema: Any, depth: int = 0, formats: bool = False) -> st.SearchStrategy[Any]:
+    """Values aimed at being valid for ``schema`` (filtered by its validator at this node).
+
+    With ``formats``, strings honour the ``format`` they declare (:data:`FORMATS`), as a producer
+    following the schema would; otherwise ``format`` is the annotation Draft 2020-12 makes it.
+    """
     if schema is True or schema == {}:
         return _any_json
     if schema is False:
@@ -35,10 +51,10 @@ def valid_instances(schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
     if not isinstance(schema, dict):
         return _any_json
     validator = Draft202012Validator(schema)
-    return _aimed(schema, depth).filter(validator.is_valid)
+    return _aimed(schema, depth, formats).filter(validator.is_valid)
 
 
-def _aimed(schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
+def _aimed(schema: dict[str, Any], depth: int, formats: bool) -> st.SearchStrategy[Any]:
     if "const" in schema:
         return st.just(schema["const"])
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -46,12 +62,12 @@ def _aimed(schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
             rest = {k: v for k, v in schema.items() if k != key}
-            return st.one_of([valid_instances({**rest, **_merge_into(rest, branch)}, depth + 1) for branch in schema[key]])
+            return st.one_of([valid_instances({**rest, **_merge_into(rest, branch)}, depth + 1, formats) for branch in schema[key]])
     if isinstance(schema.get("allOf"), list) and schema["allOf"]:
         merged = {k: v for k, v in schema.items() if k != "allOf"}
         for branch in schema["allOf"]:
             merged = _merge_into(merged, branch) if isinstance(branch, dict) else merged
-        return _aimed(merged, depth)
+        return _aimed(merged, depth, formats)
     declared = schema.get("type")
     types = [declared] if isinstance(declared, str) else list(declared) if isinstance(declared, list) else None
     if types is None:
@@ -60,7 +76,7 @@ def _aimed(schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
         types.append("null")
     if depth > 6:
         types = [t for t in types if t not in ("array", "object")] or types
-    return st.one_of([_of_type(t, schema, depth) for t in types])
+    return st.one_of([_of_type(t, schema, depth, formats) for t in types])
 
 
 def _merge_into(base: dict[str, Any], extra: Any) -> dict[str, Any]:
@@ -89,7 +105,7 @@ def _guess(schema: dict[str, Any]) -> str | None:
     return None
 
 
-def _of_type(kind: str, schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
+def _of_type(kind: str, schema: dict[str, Any], depth: int, formats: bool) -> st.SearchStrategy[Any]:
     if kind == "null":
         return st.none()
     if kind == "boolean":
@@ -97,14 +113,14 @@ def _of_type(kind: str, schema: dict[str, Any], depth: int) -> st.SearchStrategy
     if kind in ("integer", "number"):
         return _number(kind, schema)
     if kind == "string":
-        return _string(schema)
+        return _string(schema, formats)
     if kind == "array":
         items = schema.get("items", True)
         low = schema.get("minItems", 0)
         high = min(schema.get("maxItems", low + 3), low + 3)
-        return st.lists(valid_instances(items, depth + 1), min_size=low, max_size=max(low, high))
+        return st.lists(valid_instances(items, depth + 1, formats), min_size=low, max_size=max(low, high))
     if kind == "object":
-        return _object(schema, depth)
+        return _object(schema, depth, formats)
     return _any_json
 
 
@@ -120,7 +136,9 @@ def _number(kind: str, schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     return st.integers(int(low), int(high)) | st.floats(low, high, allow_nan=False, allow_infinity=False)
 
 
-def _string(schema: dict[str, Any]) -> st.SearchStrategy[str]:
+def _string(schema: dict[str, Any], formats: bool) -> st.SearchStrategy[str]:
+    if formats and schema.get("format") in FORMATS:
+        return FORMATS[schema["format"]]
     low = schema.get("minLength", 0)
     high = schema.get("maxLength", low + 10)
     pattern = schema.get("pattern")
@@ -133,18 +151,18 @@ def _string(schema: dict[str, Any]) -> st.SearchStrategy[str]:
     return st.text(min_size=low, max_size=max(low, min(high, low + 10)))
 
 
-def _object(schema: dict[str, Any], depth: int) -> st.SearchStrategy[dict[str, Any]]:
+def _object(schema: dict[str, Any], depth: int, formats: bool) -> st.SearchStrategy[dict[str, Any]]:
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = [r for r in schema.get("required", []) if isinstance(r, str)]
-    fixed = {name: valid_instances(properties.get(name, True), depth + 1) for name in required}
-    optional = {name: valid_instances(sub, depth + 1) for name, sub in properties.items() if name not in required}
+    fixed = {name: valid_instances(properties.get(name, True), depth + 1, formats) for name in required}
+    optional = {name: valid_instances(sub, depth + 1, formats) for name, sub in properties.items() if name not in required}
     base = st.fixed_dictionaries(fixed, optional=optional)  # type: ignore[arg-type]
     additional = schema.get("additionalProperties", True)
     if additional is False or depth > 4:
         return base
     extra = st.dictionaries(
         st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=5).filter(lambda k: k not in properties),
-        valid_instances(additional, depth + 1),
+        valid_instances(additional, depth + 1, formats),
         max_size=2,
     )
     return st.tuples(base, extra).map(lambda pair: {**pair[1], **pair[0]})

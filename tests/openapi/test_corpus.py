@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from jsonschema import Draft202012Validator
 from skills_ref.validator import validate as validate_agent_skill
+from tests.openapi.request_judge import judge_of
 from tests.openapi.specs import SPECS, import_of, spec_of
 
 from skillhouse.export import example_value, export_release, write_bundle
@@ -115,35 +114,6 @@ def _exact(result: ImportResult, name: str) -> bool:
     return not any("the caller" in note for note in notes)
 
 
-def _validator_for(spec: dict[str, Any]) -> Any:
-    from openapi_core import Config, OpenAPI
-
-    relaxed = copy.deepcopy(spec)
-    # Credentials are the gateway's to add; the round trip checks the request the guest builds.
-    relaxed["security"] = []
-    for item in relaxed.get("paths", {}).values():
-        for op in item.values() if isinstance(item, dict) else []:
-            if isinstance(op, dict):
-                op.pop("security", None)
-                _without_unsupported_styles(op)
-    # Several real specs break the OpenAPI metaschema in places no request touches; do not judge the spec.
-    return OpenAPI.from_dict(relaxed, config=Config(spec_validator_cls=None))
-
-
-def _without_unsupported_styles(op: dict[str, Any]) -> None:
-    # openapi-core 0.23 cannot deserialize deepObject on these shapes even when the parameter is
-    # absent (KeyError ('deepObject', name)); minimal calls send only required arguments, so
-    # optional deepObject parameters and per-field body encodings are left out of the check.
-    params = op.get("parameters")
-    if isinstance(params, list):
-        op["parameters"] = [p for p in params if not (isinstance(p, dict) and p.get("style") == "deepObject" and not p.get("required"))]
-    body = op.get("requestBody")
-    if isinstance(body, dict) and isinstance(body.get("content"), dict):
-        for media in body["content"].values():
-            if isinstance(media, dict):
-                media.pop("encoding", None)
-
-
 def _swagger2_validate(root: dict[str, Any]) -> Any:
     from tests.openapi.swagger2_requests import problems
 
@@ -155,23 +125,6 @@ def _swagger2_validate(root: dict[str, Any]) -> Any:
     return validate
 
 
-def _werkzeug_request(request: dict[str, Any]) -> Any:
-    from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest
-    from werkzeug.test import EnvironBuilder
-
-    parts = urlsplit(request["url"])
-    body = request["body"]
-    builder = EnvironBuilder(
-        method=request["method"],
-        base_url=f"{parts.scheme}://{parts.netloc}",
-        path=parts.path,
-        query_string=parts.query,
-        headers=request["headers"],
-        data=body.encode("utf-8") if isinstance(body, str) else b"",
-    )
-    return WerkzeugOpenAPIRequest(builder.get_request())
-
-
 @pytest.mark.parametrize("path", [p for p in SPECS if p.suffix in (".json", ".yaml")], ids=lambda p: p.name)
 def test_a_valid_call_translates_into_a_request_the_source_operation_accepts(path: Path) -> None:
     spec = spec_of(path)
@@ -181,7 +134,7 @@ def test_a_valid_call_translates_into_a_request_the_source_operation_accepts(pat
     step = max(1, len(operations) // ROUND_TRIP_SAMPLE)
     sample = operations[::step][:ROUND_TRIP_SAMPLE]
     # openapi-core reads OpenAPI 3 only; Swagger 2.0 requests are judged by the test's own validator
-    validate = _swagger2_validate(spec.root) if spec.version == "2.0" else _validator_for(spec.root).validate_request
+    validate = _swagger2_validate(spec.root) if spec.version == "2.0" else judge_of(spec.root)
     checked, failures = 0, []
     for op in sample:
         if not _exact(result, op["name"]):
@@ -192,7 +145,7 @@ def test_a_valid_call_translates_into_a_request_the_source_operation_accepts(pat
         request = build_request(op, call)
         request["headers"].setdefault("Authorization", "Bearer gateway-credential")  # the gateway's part
         try:
-            validate(request if spec.version == "2.0" else _werkzeug_request(request))
+            validate(request)
         except Exception as exc:
             failures.append(f"{op['name']}: {request['method']} {request['url']}: {type(exc).__name__}: {exc}")
         checked += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.openapi.specs import imported, openapi, outcome
+from tests.openapi.specs import SPECS, import_of, imported, openapi, outcome
 
 from skillhouse.guest.translation import InvalidArguments, build_request
 
@@ -126,3 +126,68 @@ def test_properties_holding_a_ref_string_give_a_property_named_ref_and_a_note() 
         "an inline schema: property '$ref' has '#/components/schemas/Q' for a schema, which is not one (a spec bug); it accepts any value",
     )
     assert ops["multiSearch"]["schema"]["properties"]["queries"]["items"]["properties"] == {"$ref": {}}
+
+
+def test_form_fields_the_spec_encodes_as_deep_objects_write_lists_in_indexed_brackets() -> None:
+    # Stripe's spelling: every list and object of a form body in brackets, a list's items indexed; its
+    # "unset" empty string stays a plain field
+    form = {
+        "type": "object",
+        "properties": {
+            "expand": {"type": "array", "items": {"type": "string"}},
+            "aliases": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string", "enum": [""]}]},
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    deep = {"style": "deepObject", "explode": True}
+    body = {"content": {"application/x-www-form-urlencoded": {
+        "schema": form, "encoding": {"expand": deep, "aliases": deep, "metadata": deep}}}}  # fmt: skip
+    _, ops = imported(openapi({"/people": {"post": {"operationId": "createPerson", "requestBody": body}}}))
+    op = ops["createPerson"]
+    assert {a["name"]: a.get("style") for a in op["arguments"]} == {"expand": "deepObject", "aliases": "deepObject", "metadata": None, "tags": None}
+    sent = build_request(op, {"expand": ["a", "b"], "aliases": ["x"], "metadata": {"k": "v"}, "tags": ["t", "u"]})["body"]
+    assert sent == "aliases%5B0%5D=x&expand%5B0%5D=a&expand%5B1%5D=b&metadata%5Bk%5D=v&tags=t&tags=u"
+    assert build_request(op, {"aliases": ""})["body"] == "aliases="
+
+
+def test_a_property_two_all_of_parts_describe_keeps_what_each_says() -> None:
+    both = {"allOf": [{"type": "object", "properties": {"name": {"type": "string"}, "size": {"type": "integer", "minimum": 1}}},
+                      {"type": "object", "properties": {"name": {"example": "buster"}, "size": {"type": "integer", "minimum": 3}}}]}  # fmt: skip
+    _, ops = imported(openapi({"/dogs": {"post": {"operationId": "createDog", "requestBody": json_body(both)}}}))
+    properties = ops["createDog"]["schema"]["properties"]
+    assert properties["name"] == {"type": "string", "examples": ["buster"]}
+    assert properties["size"] == {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 3}]}
+    with pytest.raises(InvalidArguments):
+        build_request(ops["createDog"], {"name": None})
+
+
+def _object_nodes(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [found for item in node for found in _object_nodes(item)]
+    if not isinstance(node, dict):
+        return []
+    return [node, *(found for value in node.values() for found in _object_nodes(value))]
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
+def test_no_corpus_tool_offers_a_read_only_property_or_requires_one_it_left_out(path: Any) -> None:
+    result = import_of(path)
+    assert result.compiled is not None
+    for op in result.compiled.document["operations"]:
+        for node in _object_nodes(op["schema"]):
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                assert not any(isinstance(s, dict) and s.get("readOnly") is True for s in properties.values()), op["name"]
+                if node.get("additionalProperties") is False:
+                    assert set(node.get("required", [])) <= set(properties), op["name"]
+
+
+def test_a_schema_requiring_a_property_it_forbids_is_reported_and_usable() -> None:
+    screens = {"type": "object", "required": ["defaultScreen"], "additionalProperties": False,
+               "properties": {"default": {"type": "integer"}, "edit": {"type": "integer"}}}  # fmt: skip
+    result, ops = imported(openapi({"/schemes": {"post": {"operationId": "createScheme", "requestBody": json_body(ref("Screens"), True)}}},
+                                   {"Screens": screens}))  # fmt: skip
+    assert ops["createScheme"]["schema"].get("required", []) == []
+    assert any("requires 'defaultScreen', which it does not declare" in n for n in outcome(result, "createScheme").notes)
+    build_request(ops["createScheme"], {"default": 1})

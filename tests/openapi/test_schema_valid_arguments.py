@@ -174,3 +174,24 @@ def test_a_header_list_without_described_items_still_limits_them() -> None:
     validator = Draft202012Validator(operation["schema"])
     assert not validator.is_valid({"X_Tags": ["a\nb"]}) and validator.is_valid({"X_Tags": ["a", 1]})
     _never_refused(operation, examples=40)
+
+
+def test_required_lists_and_objects_that_would_send_nothing_publish_that_they_cannot_be_empty() -> None:
+    query = _op([{"name": "ids", "in": "query", "required": True, "schema": {"type": "array", "items": {"type": "string"}}}], path="/things")
+    assert query["schema"]["properties"]["ids"]["minItems"] == 1
+    form = {"type": "object", "required": ["tags", "meta"], "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}}, "meta": {"type": "object"}, "note": {"type": "object"}}}  # fmt: skip
+    spec = openapi({"/things": {"post": {"operationId": "op", "requestBody": {
+        "required": True, "content": {"application/x-www-form-urlencoded": {"schema": form}}}}}})  # fmt: skip
+    _, operations = imported(spec)
+    properties = operations["op"]["schema"]["properties"]
+    assert properties["tags"]["minItems"] == 1 and properties["meta"]["minProperties"] == 1 and "minProperties" not in properties["note"]
+    for empty in ({"tags": [], "meta": {"a": "b"}}, {"tags": ["x"], "meta": {}}):
+        assert not Draft202012Validator(operations["op"]["schema"]).is_valid(empty)
+        with pytest.raises(InvalidArguments):
+            build_request(operations["op"], empty)
+    raw = openapi({"/photo": {"put": {"operationId": "op", "requestBody": {
+        "required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}}}}}})  # fmt: skip
+    _, operations = imported(raw)
+    assert operations["op"]["schema"]["properties"]["body"]["minLength"] == 1
+    _never_refused(operations["op"], examples=20)

@@ -62,6 +62,8 @@ class OperationDecl:
     """An argument sent as the whole body (a body that is not an object), or ``None``."""
     content_type: str | None = None
     """With ``encoding: raw``: the media type of the payload, sent as it is (``image/jpeg``)."""
+    defaults: JsonObject = field(default_factory=dict)
+    """Values sent for optional arguments a call leaves out (``defaults:``; ``curation.yaml``'s ``default``)."""
 
     def document(self) -> OperationDocument:
         doc: OperationDocument = {
@@ -83,4 +85,6 @@ class OperationDecl:
             doc["payload"] = self.payload
         if self.content_type is not None:
             doc["content_type"] = self.content_type
+        if self.defaults:
+            doc["defaults"] = dict(self.defaults)
         return doc

@@ -20,7 +20,7 @@ from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty"}
+COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty", "defaults"}
 FLAT_KEYS = COMMON_KEYS | {"body", "optional", "integer", "number", "boolean", "list"}
 SCHEMA_KEYS = COMMON_KEYS | {"schema", "payload", "content_type"}
 FLAT_ONLY = FLAT_KEYS - SCHEMA_KEYS
@@ -120,12 +120,20 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         elif not isinstance(wire, str) or not wire:
             ctx.error(codes.INVALID_OPERATION, f"names: the wire name of {arg!r} must be a non-empty string", "operation", "names", arg)
     for arg, style in styles.items():
-        if arg not in query_names:
-            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter", "operation", "style", arg)
+        if arg in body and encoding == "form":
+            if style != "deepObject":
+                ctx.error(codes.INVALID_OPERATION, f"style of form field {arg!r} can only be deepObject", "operation", "style", arg)
+        elif arg not in query_names:
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter (or a field of a form body)", "operation", "style", arg)
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
-    schema = wire_limited(schema, [n for n, _ in path_params], [n for n, _ in header], styles)
+    schema = wire_limited(
+        schema, [n for n, _ in path_params], [n for n, _ in header], styles, [n for n, _ in query], body if payload is None else [], str(encoding),
+        payload,
+    )
+
+    defaults = argument_defaults(ctx, mapping(ctx, op, "defaults"), schema, sent)
 
     allow_empty_names = name_list(ctx, op, "allow_empty", check_names=False)
     for index, (arg, _) in enumerate(allow_empty_names):
@@ -177,7 +185,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     )
     for loc, members in located:
         for name in members:
-            style = styles.get(name) if loc == "query" else None
+            style = styles.get(name) if loc in ("query", "body") else None
             arguments.append(
                 Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style), loc == "query" and name in allow_empty)
             )
@@ -197,7 +205,31 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         approval=approval,
         payload=payload,
         content_type=content_type,
+        defaults=defaults,
     )
+
+
+def argument_defaults(ctx: OperationContext, given: dict[str, Any], schema: dict[str, Any], sent: list[str]) -> dict[str, Any]:
+    """``defaults:``: each an optional argument of the operation, with a value its schema accepts."""
+    import jsonschema  # here: only operations with defaults pay for it
+
+    required = schema.get("required") or []
+    properties = schema.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        if name not in sent or name not in properties:
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"defaults: {name!r} is not an argument of this operation", "operation", "defaults", name)
+        elif name in required:
+            ctx.error(codes.INVALID_OPERATION, f"defaults: {name!r} is required, so a default would never be used",
+                      "operation", "defaults", name)  # fmt: skip
+        else:
+            error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(properties[name]).iter_errors(value))
+            if error is not None:
+                ctx.error(codes.INVALID_OPERATION, f"defaults: {name!r}: the argument's schema refuses the value: {error.message}",
+                          "operation", "defaults", name)  # fmt: skip
+            else:
+                out[name] = value
+    return out
 
 
 def fixed_headers(ctx: OperationContext, value: Any) -> dict[str, str]:

@@ -3,7 +3,9 @@
 The guest refuses values the wire cannot carry unambiguously (``guest/translation.py``): a path
 segment that is empty, ``.`` or ``..`` or holds ``/``, ``\\`` or a control character; a header value
 outside printable ASCII and tab; an item of a comma-, pipe- or space-delimited query list holding its
-separator. Each of these rules is published in the tool's schema here, so a model (and any client
+separator; and a required query list, or a required list or object of a form body (a list of a
+multipart body), or a required raw payload, cannot be empty, since an empty one sends nothing and the
+server reads it as absent. Each of these rules is published in the tool's schema here, so a model (and any client
 reading the schema) knows it before calling. The constraints are written with ``not`` and unanchored
 patterns: ``$`` in a pattern lets a final line break through in Python's regular expressions (the
 ``jsonschema`` library's), though not in ECMA-262's, and the two must agree.
@@ -12,7 +14,7 @@ patterns: ``$`` in a pattern lets a final line break through in Python's regular
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
@@ -26,14 +28,34 @@ _TEXTUAL = frozenset({"string"})
 
 
 def wire_limited(
-    schema: dict[str, Any], path: list[str], header: list[str], styles: dict[str, Any]
+    schema: dict[str, Any],
+    path: list[str],
+    header: list[str],
+    styles: dict[str, Any],
+    query: Sequence[str] = (),
+    body: Sequence[str] = (),
+    encoding: str = "json",
+    payload: str | None = None,
 ) -> dict[str, Any]:
-    """``schema`` (a tool's expanded root) with the wire's limits added to its path, header and delimited
-    query arguments; the other properties are the same objects."""
+    """``schema`` (a tool's expanded root) with the wire's limits added to its path, header, delimited
+    and required list query arguments; the other properties are the same objects."""
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return schema
     out = dict(properties)
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
+    for name in query:
+        if name in out and name in required and _types(out[name]) == {"array"}:
+            out[name] = _at_least_one(out[name], "minItems")
+    for name in body if encoding in ("form", "multipart") else ():
+        if name in out and name in required:
+            if _types(out[name]) == {"array"}:
+                out[name] = _at_least_one(out[name], "minItems")
+            elif _types(out[name]) == {"object"} and encoding == "form":
+                out[name] = _at_least_one(out[name], "minProperties")
+    if encoding == "raw" and payload in out and payload in required and _types(out[payload]) == {"string"}:
+        out[payload] = _at_least_one(out[payload], "minLength")
     for name in path:
         if name in out:
             out[name] = _segment(out[name])
@@ -47,6 +69,13 @@ def wire_limited(
     if out == properties:
         return schema
     return {**schema, "properties": out}
+
+
+def _at_least_one(node: dict[str, Any], keyword: str) -> dict[str, Any]:
+    low = node.get(keyword)
+    if isinstance(low, int) and not isinstance(low, bool) and low >= 1:
+        return node
+    return {**node, keyword: 1}
 
 
 def _types(node: Any) -> set[str] | None:

@@ -5,7 +5,8 @@ The rules (README.md, "How a call travels"): path parameters fill whole segments
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
 them encoded in a path: servers disagree on them); query parameters in declaration order, lists
 repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator), an
-optional one that is the empty string left out unless ``allow_empty`` names it; numbers in JSON
+optional one that is the empty string left out unless ``allow_empty`` names it; an optional argument the
+call leaves out takes the operation's ``defaults`` value when it has one; numbers in JSON
 notation, booleans ``true``/``false``; a body only when the operation
 has body arguments (never for GET and HEAD), with the Content-Type its ``encoding`` implies; fixed
 ``headers:`` added. Absent optional arguments are not sent. Everything deterministic, so the same call
@@ -59,6 +60,10 @@ def build_request(operation: OperationDocument, arguments: Any) -> FetchRequest:
 
     Raises :class:`InvalidArguments` listing every violation; nothing partial is ever returned.
     """
+    defaults = operation.get("defaults")
+    if defaults and isinstance(arguments, dict):
+        # the skill's defaults (curation.yaml's ``default``) fill what the call leaves out, then are checked like it
+        arguments = {**{k: v for k, v in defaults.items() if k not in arguments}, **arguments}
     try:
         violations = validate(operation["schema"], arguments)
         if isinstance(arguments, dict):
@@ -118,7 +123,8 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
         elif encoding == "multipart":
             body, content_type = _multipart(fields)
         elif encoding == "form":
-            body, content_type = _form(fields), _CONTENT_TYPES["form"]
+            deep = {a["wire"] for a in by_location["body"] if a.get("style") == "deepObject"}
+            body, content_type = _form(fields, deep), _CONTENT_TYPES["form"]
         else:
             body, content_type = json_text(fields), _CONTENT_TYPES["json"]
         headers["Content-Type"] = content_type
@@ -269,12 +275,14 @@ def _flatten(prefix: str, value: Any) -> list[tuple[str, str]]:
     return [(prefix, "" if value is None else scalar_text(value))]
 
 
-def _form_pairs(fields: Any) -> list[tuple[str, str]]:
+def _form_pairs(fields: Any, deep: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     if not isinstance(fields, dict):
         return [("value", scalar_text(fields))]
     pairs: list[tuple[str, str]] = []
     for wire, value in fields.items():
-        if isinstance(value, list) and not any(isinstance(v, list | dict) for v in value):
+        if wire in deep:
+            pairs.extend(_flatten(wire, value))  # deepObject: brackets throughout, a list's items indexed
+        elif isinstance(value, list) and not any(isinstance(v, list | dict) for v in value):
             # a top-level list of scalars is repeated (OpenAPI's form default); a wire name such as
             # ``expand[]`` gives Stripe's spelling
             pairs.extend((wire, "" if v is None else scalar_text(v)) for v in value)
@@ -283,8 +291,8 @@ def _form_pairs(fields: Any) -> list[tuple[str, str]]:
     return pairs
 
 
-def _form(fields: Any) -> str:
-    return "&".join(f"{quote_plus(k, safe='*')}={quote_plus(v, safe='*')}" for k, v in _form_pairs(fields))
+def _form(fields: Any, deep: set[str] | frozenset[str] = frozenset()) -> str:
+    return "&".join(f"{quote_plus(k, safe='*')}={quote_plus(v, safe='*')}" for k, v in _form_pairs(fields, deep))
 
 
 def _multipart(fields: Any) -> tuple[str, str]:

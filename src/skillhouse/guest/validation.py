@@ -1,7 +1,7 @@
 """Checking a tool call's arguments against its schema, reporting every violation with its JSON path.
 
 The schema subset is what the compiler and the wizard emit: ``type`` (a name or a list of names),
-``properties``/``required``/``additionalProperties``, ``enum``, ``const``, ``nullable`` (OpenAPI 3.0's,
+``properties``/``required``/``additionalProperties``/``minProperties``, ``enum``, ``const``, ``nullable`` (OpenAPI 3.0's,
 honoured because the author meant it), ``items``/``minItems``/``maxItems``/``uniqueItems``,
 ``anyOf``/``oneOf``/``allOf``, ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``,
 ``multipleOf``, ``minLength``/``maxLength``, ``pattern``. ``format`` and annotations are ignored, as
@@ -262,7 +262,9 @@ def _object_check(schema: JsonSchema) -> Check | None:
     required = schema.get("required")
     required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
     additional = schema.get("additionalProperties", True)
-    if not properties and not required and additional is True:
+    fewest = schema.get("minProperties")
+    fewest = fewest if isinstance(fewest, int) and not isinstance(fewest, bool) and fewest > 0 else None
+    if not properties and not required and additional is True and fewest is None:
         return None
     checks = {name: compiled(sub) for name, sub in properties.items()}
     missing = {name: describe(properties.get(name, True)) for name in required}
@@ -270,6 +272,8 @@ def _object_check(schema: JsonSchema) -> Check | None:
     other = None if additional is False else compiled(additional)
 
     def check(value: JsonObject, where: Any, out: list[Violation]) -> None:
+        if fewest is not None and len(value) < fewest:
+            out.append(Violation(_at(where), "too-few-properties", f"at least {fewest} properties"))
         for name in required:
             if name not in value:
                 out.append(Violation(json_path(_at(where), name), "missing", missing[name]))

@@ -237,6 +237,7 @@ class CurationRun:
                               f"{where}: the argument is required, so a default would never be used; pin it to send it always")  # fmt: skip
                 return
             properties[argument.name] = {**schema, "default": argument.default} if isinstance(schema, dict) else schema
+            built.defaults[argument.name] = argument.default  # sent when a call leaves the argument out
             notes.append(f"argument {argument.name!r} defaults to {json.dumps(argument.default)}")
         if argument.has_pin:
             problem = _pin(built, argument.name, argument.pin)
@@ -274,6 +275,8 @@ def _built(markdown: MarkdownFile) -> BuiltOperation | None:
         headers=dict(block.get("headers", {})),
         names=dict(block.get("names", {})),
         style=dict(block.get("style", {})),
+        allow_empty=list(block.get("allow_empty", [])),
+        defaults=dict(block.get("defaults", {})),
         encoding=block.get("encoding", "json"),
         payload=block.get("payload"),
         content_type=block.get("content_type"),

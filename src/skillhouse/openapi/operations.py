@@ -47,6 +47,7 @@ class BuiltOperation:
     names: dict[str, str] = field(default_factory=dict)
     style: dict[str, str] = field(default_factory=dict)
     allow_empty: list[str] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)
     encoding: str = "json"
     payload: str | None = None
     content_type: str | None = None
@@ -55,7 +56,7 @@ class BuiltOperation:
     def block(self) -> JsonObject:
         """The ``operation`` mapping without its schema, in the order a person reads it."""
         out: JsonObject = {"method": self.method, "url": self.url}
-        for key in ("query", "header", "headers", "names", "style", "allow_empty"):
+        for key in ("query", "header", "headers", "names", "style", "allow_empty", "defaults"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -186,6 +187,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
                 built.allow_empty.append(name)
         elif item.location == "header":
             built.header.append(name)
+        elif item.location == "body" and item.style is not None:
+            built.style[name] = item.style
         properties[name] = item.schema
         if item.required:
             required.append(name)

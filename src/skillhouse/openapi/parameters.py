@@ -226,7 +226,29 @@ def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], sw
     schema = conv.convert(media.get("schema", {}) if isinstance(media, dict) else {}, body_doc)
     if encoding == "raw":
         return _raw_body(conv, schema, media_types, required, notes)
-    return _split_body(conv, schema, encoding, required, notes)
+    split = _split_body(conv, schema, encoding, required, notes)
+    if encoding == "form" and isinstance(media, dict) and isinstance(media.get("encoding"), dict):
+        _deep_form_fields(conv, split, media["encoding"])
+    return split
+
+
+def _deep_form_fields(conv: SchemaConverter, body: Body, encodings: dict[str, Any]) -> None:
+    """Form fields the spec encodes as ``deepObject`` that may hold a list: written in brackets, a list's items
+    indexed (``expand[0]=a``) as bracket-reading servers (Stripe's) read a list; an object always is."""
+    for item in body.fields:
+        how = encodings.get(item.wire)
+        if isinstance(how, dict) and how.get("style") == "deepObject" and _may_be_list(conv, item.schema):
+            item.style = "deepObject"  # as the spec says: not an adaptation, so not a note
+
+
+def _may_be_list(conv: SchemaConverter, schema: Any) -> bool:
+    view = conv.type_of(schema)
+    if not isinstance(view, dict):
+        return False
+    kind = view.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind) or "items" in view:
+        return True
+    return any(_may_be_list(conv, branch) for key in ("anyOf", "oneOf") for branch in view.get(key) or [] if isinstance(view.get(key), list))
 
 
 def _raw_body(conv: SchemaConverter, schema: Any, media_types: JsonObject, required: bool, notes: list[str]) -> Body:

@@ -164,6 +164,16 @@ class SchemaConverter:
             read_only |= self._read_only_in_parts(node.get("allOf"), doc)
         if read_only and "required" in out:
             out["required"] = [n for n in out["required"] if n not in read_only]
+        if out.get("additionalProperties") is False and "patternProperties" not in out and "allOf" not in out:
+            declared = out.get("properties") or {}
+            impossible = [n for n in out.get("required", []) if n not in declared]
+            if impossible:
+                # no object satisfies the spec's schema: what it requires, it forbids
+                self.notes.append(
+                    f"{self._where}: requires {', '.join(repr(n[:40]) for n in impossible)}, which it does not declare while "
+                    "allowing no other property (a spec bug); left out of required"
+                )
+                out["required"] = [n for n in out["required"] if n in declared]
         if node.get("nullable") is True:
             out = _nullable(out)
         if "discriminator" in node and "oneOf" in out:
@@ -296,7 +306,8 @@ class SchemaConverter:
         required: list[str] = list(merged.get("required", []))
         closed = [p.get("additionalProperties") is False for p in parts]
         for part in parts:
-            properties.update(part.get("properties", {}))
+            for name, sub in part.get("properties", {}).items():
+                properties[name] = _both(properties[name], sub) if name in properties else sub
             required.extend(part.get("required", []))
             for key in ("description", "title"):
                 if key in part:
@@ -364,3 +375,13 @@ def _nullable(schema: JsonSchema) -> JsonSchema:
     if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
         schema["enum"] = [*schema["enum"], None]
     return schema
+
+
+def _both(first: Any, second: Any) -> Any:
+    """A property two ``allOf`` parts both describe: each part's keywords hold, so one mapping when
+    no keyword is given two values (``{"type": "string"}`` and ``{"example": ...}``), else ``allOf`` of both."""
+    if first == second:
+        return first
+    if isinstance(first, dict) and isinstance(second, dict) and all(first[k] == second[k] for k in first.keys() & second.keys()):
+        return {**first, **second}
+    return {"allOf": [first, second]}

@@ -1,8 +1,8 @@
 """Fitting a tool schema into the compiler's 24 KB cap, deterministically, saying what was dropped.
 
 The order is fixed: first the descriptions, titles and examples below the arguments themselves;
-then nested schemas are cut, deepest level first, to ``{"type": "object"}`` (or ``"array"``) with a
-short note; last, the arguments' own descriptions. The result is written inline (no ``#/types``
+then nested schemas are cut, deepest level first, to the types they allow (``{"type": "object"}``,
+``"array"``, ``["string", "null"]``, or none when unknown) with a short note; last, the arguments' own descriptions. The result is written inline (no ``#/types``
 references): it is a shortened copy, not the shared type. ``None`` means it cannot fit.
 """
 
@@ -104,13 +104,43 @@ def _is_composite(node: JsonSchema) -> bool:
 
 
 def _bare(node: JsonSchema) -> JsonSchema:
+    """``node`` cut to the types it allows, with the note; no type when they are not known (an
+    ``anyOf`` over references, say): a cut never claims a type the API does not take."""
+    kinds = _kinds(node)
+    if kinds is None:
+        return {"description": CUT_NOTE}
+    return {"type": kinds if len(kinds) > 1 else kinds[0], "description": CUT_NOTE}
+
+
+def _kinds(node: Any) -> list[str] | None:
+    if not isinstance(node, dict):
+        return None
     kind = node.get("type")
+    if isinstance(kind, str):
+        return [kind]
     if isinstance(kind, list):
-        kinds = [k for k in kind if k in ("object", "array", "null")] or ["object"]
-        bare_kind: Any = kinds if len(kinds) > 1 else kinds[0]
-    else:
-        bare_kind = "array" if kind == "array" or "items" in node else "object"
-    return {"type": bare_kind, "description": CUT_NOTE}
+        return [k for k in kind if isinstance(k, str)] or None
+    if "properties" in node or "additionalProperties" in node:
+        return ["object"]
+    if "items" in node or "prefixItems" in node:
+        return ["array"]
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if isinstance(branches, list) and branches:
+            out: list[str] = []
+            for branch in branches:
+                found = _kinds(branch)
+                if found is None:
+                    return None
+                out.extend(k for k in found if k not in out)
+            return out
+    branches = node.get("allOf")
+    if isinstance(branches, list):
+        for branch in branches:
+            found = _kinds(branch)
+            if found is not None:
+                return found
+    return None
 
 
 def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int]) -> tuple[int, int]:
