@@ -11,7 +11,6 @@ time for the commands that do not (``tools`` on a cached release needs no parser
 
 from __future__ import annotations
 
-import json
 import sys
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `tools` on a cached listing never needs.
@@ -56,8 +55,10 @@ def release_document(path: Path) -> ReleaseDocument:
     return document
 
 
-def neutral_listing(definitions: list[ToolDefinition]) -> str:
-    """The neutral tool definitions as ``skillhouse tools`` prints them (and the release cache keeps them)."""
+def listing_text(definitions: list[ToolDefinition]) -> str:
+    """Tool definitions as ``skillhouse tools`` prints them (the release cache keeps the neutral ones so)."""
+    import json  # here: start-up time, as every import in this module; printing a kept listing needs no json
+
     return json.dumps(definitions, indent=2, ensure_ascii=False)
 
 
@@ -81,7 +82,6 @@ def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -
     """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them."""
     # here: start-up time (see compiled_or_exit)
     from skillhouse.cli.environment import settings_or_exit
-    from skillhouse.cli.output import err
     from skillhouse.release_cache import cached_listing, remember_listing
 
     cache = settings_or_exit().release_cache
@@ -91,13 +91,15 @@ def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -
     if kept is not None:
         print(kept)
         return
+    from skillhouse.cli.output import err  # here: start-up time (see compiled_or_exit)
+
     document = release_document(path)
     definitions = neutral_definitions(document)
     if provider is None:
         if deferred or shape is not None:
             err.print("[red]--deferred and --shape need --provider[/red]")
             raise SystemExit(2)
-        text = neutral_listing(definitions)
+        text = listing_text(definitions)
         remember_listing(cache, path, text)
         print(text)
         return
@@ -117,7 +119,7 @@ def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -
     too_many = None if deferred else listing_problem(provider, len(listing))
     if too_many is not None:
         err.print(f"[yellow]{provider}: {too_many}[/yellow]")
-    print(json.dumps(listing, indent=2, ensure_ascii=False))
+    print(listing_text(listing))
 
 
 def import_openapi(
@@ -173,7 +175,7 @@ def import_openapi(
         from skillhouse.release_cache import remember_release
 
         # with the listing `tools` prints: the definitions are at hand here, so `tools` need not decode the release
-        listing = neutral_listing(neutral_definitions(result.compiled.document))
+        listing = listing_text(neutral_definitions(result.compiled.document))
         remember_release(release_cache, target, result.compiled.document, listing=listing)
     result.report.spec = str(spec)
     for line in result.report.lines(verbose):
@@ -181,6 +183,8 @@ def import_openapi(
     if not verbose and any(o.status != "written" for o in result.report.outcomes):
         print("each operation's changes and reasons: --verbose, or --report FILE", file=sys.stderr)
     if report_file is not None:
+        import json  # here: start-up time (see listing_text)
+
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
     if curation_refused:
