@@ -121,8 +121,8 @@ def run() -> str:
         why = f"CLI {total * 1000:.0f} ms against {alone * 1000:.0f} ms in process, {(total - alone) * 1000:.0f} ms more"
         if alone * 1000 < need:
             why += (f"; with the {fixed:.0f} ms start-up floor above, 1.5× needs an in-process time of at least "
-                    f"{need:.0f} ms, so on a spec this small the start-up alone rules 1.5× out (the second interpreter is "
-                    "most of it).")
+                    f"{need:.0f} ms, so on a spec this small the start-up alone rules 1.5× out (the `tools` "
+                    "process's start-up is most of it).")
         else:
             why += f" (start-up floor {fixed:.0f} ms)."
         lines.append(str(CLI_PATH.shortfall(name, ratio, why)))
