@@ -27,8 +27,11 @@ PASSED_THROUGH = {
                "through Settings themselves",
     "host/wasm_build.py": "componentize-py gets the environment it was started with, less the virtualenv's "
                           "site-packages (not a setting of ours)",
+    "cli/fast.py": "the fast entry leaves a shell completion request to Typer: it looks for Typer's own "
+                   "_<PROG>_COMPLETE variable (not a setting of ours), as Typer would",
 }
-"""Files (under ``src/skillhouse``) that hand ``os.environ`` to a child process, once each, and why."""
+"""Files (under ``src/skillhouse``) that hand ``os.environ`` to a child process, or look for a library's
+own variable, once each, and why."""
 
 
 class RecordingEnv(Mapping[str, str]):

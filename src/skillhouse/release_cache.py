@@ -4,7 +4,12 @@
 then reads the release instead of compiling a large spec's skill a second time. The key is SHA-256
 over the compiler's own sources (``skillhouse.compiler`` and ``skillhouse.skill``), the package
 directory's name and the files :func:`~skillhouse.skill.read_package_dir` reads, so an edited package
-or a changed compiler never meets a stale release. Entries live in the directory the caller names
+or a changed compiler never meets a stale release.
+
+Beside a release, an entry may hold the package's neutral tool listing as ``skillhouse tools`` prints
+it (``KEY.tools.json``, written by ``import-openapi``, which has the definitions at hand): ``tools`` then
+prints that text without decoding the release, importing the compiler or encoding the listing again.
+It is keyed exactly as the release, so it is as current as the release is. Entries live in the directory the caller names
 (the CLI's is :attr:`Settings.release_cache <skillhouse.settings.Settings.release_cache>`,
 ``SKILLHOUSE_RELEASE_CACHE``); ``None`` is no cache. A damaged or unreadable entry counts as a miss:
 the caller compiles, as without a cache.
@@ -14,24 +19,35 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 from pathlib import Path
 
-from skillhouse.json_types import ReleaseDocument
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `skillhouse tools` on a cached listing never needs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import ReleaseDocument
 
 KEEP = 32
 """Entries kept; the oldest go when a write passes this (a large spec's release is a few MB)."""
 _SOURCES = ("compiler", "skill")
+_LISTING = ".tools.json"
+"""The suffix of an entry's neutral tool listing, beside its ``KEY.json`` release."""
 
 
 @functools.cache
 def _compiler_fingerprint() -> bytes:
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
+    # os.walk and open rather than Path.rglob: the same bytes hashed in the same order, in half the time
+    # (every `tools` and `import-openapi` process computes this once)
+    base = os.path.dirname(os.path.abspath(__file__))
+    found: list[tuple[str, ...]] = []
     for folder in _SOURCES:
-        for source in sorted((package / folder).rglob("*.py")):
-            digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+        for here, _, files in os.walk(os.path.join(base, folder)):
+            where = tuple(os.path.relpath(here, base).split(os.sep))
+            found += [(*where, name) for name in files if name.endswith(".py")]
+    digest = hashlib.sha256()
+    for parts in sorted(found):  # as sorted Paths are: part by part
+        with open(os.path.join(base, *parts), "rb") as source:
+            digest.update("/".join(parts).encode() + b"\0" + source.read() + b"\0")
     return digest.digest()
 
 
@@ -55,6 +71,8 @@ def cached_release(directory: Path | None, path: Path, version: str | None = Non
     key = package_key(path, version)
     if directory is None or key is None:
         return None
+    import json  # here: start-up time; `tools` printing a kept listing decodes no JSON
+
     try:
         document = json.loads((directory / f"{key}.json").read_bytes())
     except (OSError, ValueError, RecursionError):
@@ -62,9 +80,22 @@ def cached_release(directory: Path | None, path: Path, version: str | None = Non
     return document if isinstance(document, dict) and "operations" in document else None
 
 
-def remember_release(directory: Path | None, path: Path, document: ReleaseDocument, version: str | None = None) -> None:
-    """Keep ``document`` (a release) for the package in ``path`` in ``directory``; a cache that cannot be
-    written is skipped.
+def cached_listing(directory: Path | None, path: Path) -> str | None:
+    """The neutral tool listing kept for exactly this package (the text ``tools`` prints), or None."""
+    key = package_key(path)
+    if directory is None or key is None:
+        return None
+    try:
+        return (directory / f"{key}{_LISTING}").read_bytes().decode("utf-8")  # bytes: no newline translation
+    except (OSError, ValueError):  # ValueError: not UTF-8, so not one this module wrote
+        return None
+
+
+def remember_release(
+    directory: Path | None, path: Path, document: ReleaseDocument, version: str | None = None, listing: str | None = None
+) -> None:
+    """Keep ``document`` (a release) for the package in ``path`` in ``directory``, and its neutral tool
+    ``listing`` when given; a cache that cannot be written is skipped.
 
     Stored as plain JSON in the document's own key order, not canonical JSON: what is read back
     then prints exactly as the compiled document does.
@@ -72,13 +103,37 @@ def remember_release(directory: Path | None, path: Path, document: ReleaseDocume
     key = package_key(path, version)
     if directory is None or key is None:
         return
+    import json  # here: start-up time (see cached_release)
+
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        partial = directory / f".{key}.{os.getpid()}"
-        partial.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        os.replace(partial, directory / f"{key}.json")  # readers never see half an entry
-        entries = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        for old in entries[:-KEEP]:
-            old.unlink(missing_ok=True)
-    except OSError:
+        _write(directory, f"{key}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+        if listing is not None and version is None:
+            _write(directory, f"{key}{_LISTING}", listing)
+        _prune(directory)
+    except (OSError, UnicodeError):  # UnicodeError: a lone surrogate from the spec has no UTF-8; not kept
         return
+
+
+def remember_listing(directory: Path | None, path: Path, listing: str) -> None:
+    """Keep the neutral tool ``listing`` of the package in ``path``, once its release is kept."""
+    key = package_key(path)
+    if directory is None or key is None or not (directory / f"{key}.json").is_file():
+        return
+    try:
+        _write(directory, f"{key}{_LISTING}", listing)
+    except (OSError, UnicodeError):
+        return
+
+
+def _write(directory: Path, name: str, text: str) -> None:
+    partial = directory / f".{name}.{os.getpid()}"
+    partial.write_bytes(text.encode("utf-8"))
+    os.replace(partial, directory / name)  # readers never see half an entry
+
+
+def _prune(directory: Path) -> None:
+    releases = [p for p in directory.glob("*.json") if not p.name.endswith(_LISTING)]
+    for old in sorted(releases, key=lambda p: p.stat().st_mtime)[:-KEEP]:
+        old.unlink(missing_ok=True)
+        old.with_name(old.name.removesuffix(".json") + _LISTING).unlink(missing_ok=True)

@@ -19,15 +19,17 @@ a tenant (which address would win is not something to guess).
 
 from __future__ import annotations
 
+import base64
 import os
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# one per process, so every Settings built in this process signs and checks console sessions alike
-_PROCESS_CONSOLE_SECRET = secrets.token_urlsafe(32)
+# one per process, so every Settings built in this process signs and checks console sessions alike;
+# what secrets.token_urlsafe(32) returns, without importing secrets (hmac, random): start-up time every
+# command pays, as every command reads its settings
+_PROCESS_CONSOLE_SECRET = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode("ascii")
 
 
 def _default_data_dir(env: Mapping[str, str]) -> Path:

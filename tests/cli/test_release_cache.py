@@ -12,7 +12,7 @@ from tests.corpus import corpus_spec
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.release_cache import cached_release, package_key
+from skillhouse.release_cache import cached_listing, cached_release, package_key
 from skillhouse.settings import Settings
 
 
@@ -55,6 +55,7 @@ def test_an_edited_package_is_compiled_again_not_read_from_the_cache(cache: Path
     assert cached(skill) is not None  # a compile fills the cache too
     (skill / "get_item.md").write_text((skill / "get_item.md").read_text().replace("Get an item.", "Fetch one item."))
     assert package_key(skill) != before and cached(skill) is None
+    assert cached_listing(Settings.from_env().release_cache, skill) is None  # nor its listing
     assert "Fetch one item." in json.loads(tools(skill))[0]["description"]
 
 
@@ -63,8 +64,23 @@ def test_a_damaged_cache_entry_is_a_miss(cache: Path, make_package: PackageFacto
     first = tools(skill)
     key = package_key(skill)
     (cache / f"{key}.json").write_text("{not json")
-    assert cached(skill) is None
+    (cache / f"{key}.tools.json").write_bytes(b"\xff not UTF-8")
+    assert cached(skill) is None and cached_listing(cache, skill) is None
     assert tools(skill) == first
+
+
+def test_tools_prints_the_listing_the_import_kept_without_decoding_the_release(cache: Path, tmp_path: Path) -> None:
+    imported = CliRunner().invoke(app, ["import-openapi", str(corpus_spec("petstore-v3.yaml")), "--out", str(tmp_path / "out")])
+    assert imported.exit_code == 0, imported.output
+    skill = next((tmp_path / "out").iterdir())
+    key = package_key(skill)
+    kept = (cache / f"{key}.tools.json").read_text(encoding="utf-8")
+    (cache / f"{key}.json").write_text("{not json")  # the release is not read for the neutral listing
+    assert tools(skill) == kept + "\n"
+    (cache / f"{key}.json").unlink()
+    (cache / f"{key}.tools.json").unlink()
+    assert tools(skill) == kept + "\n"  # compiled afresh: the same text
+    assert cached_listing(cache, skill) == kept  # and kept again
 
 
 def test_a_malformed_setting_stops_tools_with_one_line_naming_it(

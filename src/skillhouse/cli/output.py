@@ -15,17 +15,44 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
-
-import typer
 
 from skillhouse.errors import CallerError
 
+# Not `from typing import TYPE_CHECKING`: typing is start-up time the fast entry does without.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from rich.console import Console
     from rich.progress import Progress, TaskID
 
 
 _CURATION = ("curation.yaml", "curation.applied.json")
+
+
+class _LazyConsole:
+    """A rich Console made on first use: importing rich costs ~25 ms of start-up most commands never need."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return getattr(self._console, name)
+
+
+if TYPE_CHECKING:
+    err: Console
+    """The commands' rich console on stderr (markup such as ``[red]``, plain text when not a terminal)."""
+    out: Console
+    """The same on stdout."""
+else:
+    err = _LazyConsole(stderr=True)
+    out = _LazyConsole(stderr=False)
 
 
 class OutRefused(CallerError):
@@ -56,7 +83,7 @@ def skill_directory_or_exit(parent: Path, name: str) -> Path:
         return skill_directory(parent, name)
     except OutRefused as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
-        raise typer.Exit(2) from None
+        raise SystemExit(2) from None  # not typer.Exit: the fast entry runs without Typer
 
 
 def _size(path: Path) -> str:

@@ -1,0 +1,209 @@
+"""The fast entry: ``import-openapi`` and ``tools`` read from argv without Typer, click or rich.
+
+A user runs ``skillhouse import-openapi SPEC --out DIR`` then ``skillhouse tools DIR/NAME``: two fresh
+processes, each of which would spend ~75 ms importing Typer and click before any work, as much as
+``tools`` itself takes on a cached release (docs/benchmarks.md, "Command line"). This module reads
+those two commands' argv as click would, for the plain forms only, and calls the same bodies the Typer
+commands call (:mod:`skillhouse.cli.hot_commands`). Anything it does not read completely (another
+command, ``--help``, an unknown or repeated option, a missing argument, a value that starts with ``-``,
+an empty value, ``--``, a shell completion request) it leaves to the Typer app, which then parses,
+helps and refuses exactly as before: a usage error's message and exit status are always Typer's own.
+
+:data:`COMMANDS` is the one list of what the fast entry accepts; a test holds it to the Typer
+commands' parameters (names, flags, repeatable options, required ones, path types), so adding an
+option to a Typer command without adding it here fails the suite rather than silently falling back.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+# Not `from typing import TYPE_CHECKING`: typing and dataclasses are start-up time this module exists to save.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Literal, NoReturn, TextIO
+
+    Kind = Literal["argument", "value", "flag", "repeat"]
+
+
+class Param:
+    """One parameter of a command: the body's keyword, the option's name (``None``: the argument)."""
+
+    __slots__ = ("kind", "name", "option", "path", "required")
+
+    def __init__(self, name: str, option: str | None, kind: Kind, path: bool = False, required: bool = False) -> None:
+        self.name = name
+        self.option = option
+        self.kind = kind
+        self.path = path
+        self.required = required
+
+
+class Command:
+    """A command the fast entry runs: its parameters, and the body that takes them as keywords."""
+
+    __slots__ = ("body", "name", "params")
+
+    def __init__(self, name: str, params: tuple[Param, ...], body: Callable[..., None]) -> None:
+        self.name = name
+        self.params = params
+        self.body = body
+
+
+def _tools(**values: Any) -> None:
+    from skillhouse.cli.hot_commands import tools
+
+    tools(**values)
+
+
+def _import_openapi(**values: Any) -> None:
+    from skillhouse.cli.hot_commands import import_openapi
+
+    import_openapi(**values)
+
+
+COMMANDS: dict[str, Command] = {
+    "tools": Command("tools", (
+        Param("path", None, "argument", path=True, required=True),
+        Param("provider", "--provider", "value"),
+        Param("deferred", "--deferred", "flag"),
+        Param("shape", "--shape", "value"),
+    ), _tools),
+    "import-openapi": Command("import-openapi", (
+        Param("spec", None, "argument", path=True, required=True),
+        Param("out_dir", "--out", "value", path=True, required=True),
+        Param("name", "--name", "value"),
+        Param("include", "--include", "repeat"),
+        Param("exclude", "--exclude", "repeat"),
+        Param("server", "--server", "value"),
+        Param("report_file", "--report", "value", path=True),
+        Param("verbose", "--verbose", "flag"),
+        Param("allow_remote_refs", "--allow-remote-refs", "flag"),
+        Param("allow_ref_root", "--allow-ref-root", "repeat", path=True),
+    ), _import_openapi),
+}  # fmt: skip
+"""What the fast entry runs, by command name; a test holds it to the Typer commands (see above)."""
+
+
+def parse(args: Sequence[str]) -> tuple[Command, dict[str, Any]] | None:
+    """The command and its keyword values when ``args`` is a plain use of a fast command, else None."""
+    if not args or args[0] not in COMMANDS or _completion_requested():
+        return None
+    command = COMMANDS[args[0]]
+    options = {p.option: p for p in command.params if p.option is not None}
+    arguments = [p for p in command.params if p.option is None]
+    flags: set[str] = set()
+    words: dict[str, list[str]] = {}
+    positional: list[str] = []
+    rest = list(args[1:])
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("-"):
+            positional.append(word)
+            continue
+        name, equals, inline = word.partition("=")
+        param = options.get(name)
+        if param is None or (param.kind != "repeat" and (param.name in flags or param.name in words)):
+            return None  # unknown (``--help`` too), ``--``, ``-x`` or repeated: Typer's to answer
+        if param.kind == "flag":
+            if equals:
+                return None
+            flags.add(param.name)
+            continue
+        if not equals and not rest:
+            return None
+        value = inline if equals else rest.pop(0)
+        if not value or value.startswith("-"):
+            return None  # click reads such a value, but what the user meant is Typer's to say
+        words.setdefault(param.name, []).append(value)
+    if len(positional) != len(arguments) or not all(positional):
+        return None
+    for param, word in zip(arguments, positional, strict=True):
+        words[param.name] = [word]
+    keywords: dict[str, Any] = {}
+    for param in command.params:
+        if param.kind == "flag":
+            keywords[param.name] = param.name in flags
+            continue
+        given = words.get(param.name)
+        if given is None:
+            if param.required:
+                return None
+            keywords[param.name] = None
+            continue
+        if param.path and not all(_readable_or_absent(word) for word in given):
+            return None  # click refuses a path that is there but not readable: its message, not ours
+        values: list[Any] = [_path(word) for word in given] if param.path else given
+        keywords[param.name] = values if param.kind == "repeat" else values[0]
+    return command, keywords
+
+
+def run_fast(args: Sequence[str]) -> None:
+    """Run ``args``' command and exit, as Typer's standalone mode would, when :func:`parse` reads it; else return."""
+    parsed = parse(args)
+    if parsed is None:
+        return
+    command, keywords = parsed
+    _standalone(lambda: command.body(**keywords))
+
+
+def _standalone(call: Callable[[], None]) -> NoReturn:
+    """What Typer's main does around a command: exit 0 after it, 130 on Ctrl-C, 1 on a closed pipe."""
+    try:
+        call()
+    except EOFError:
+        print(file=sys.stderr)
+        print("Aborted!", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        # the reader went away (`skillhouse tools ... | head`): no traceback at exit either
+        from typing import cast  # here: only a closed pipe pays for typing
+
+        sys.stdout = cast("TextIO", _QuietFlush(sys.stdout))
+        sys.stderr = cast("TextIO", _QuietFlush(sys.stderr))
+        sys.exit(1)
+    sys.exit(0)
+
+
+class _QuietFlush:
+    """A stream whose ``flush`` ignores a broken pipe (the interpreter flushes stdout on the way out)."""
+
+    def __init__(self, wrapped: TextIO) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        try:
+            self.wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
+
+
+def _path(word: str) -> Any:
+    from pathlib import Path  # here: the value as Typer gives it (pathlib is imported by then anyway)
+
+    return Path(word)
+
+
+def _readable_or_absent(word: str) -> bool:
+    # click's Path (as Typer declares it) checks only a path that exists: it must be readable
+    try:
+        os.stat(word)
+    except OSError:
+        return True
+    return os.access(word, os.R_OK)
+
+
+def _completion_requested() -> bool:
+    # Typer answers shell completion when _<PROG>_COMPLETE is set, whatever the argv
+    return any(key.startswith("_") and key.endswith("_COMPLETE") and value for key, value in os.environ.items())
