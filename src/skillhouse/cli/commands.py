@@ -258,7 +258,7 @@ def eval_command(
     transcripts: Annotated[bool, typer.Option("--transcripts", help="Put every run's messages in the JSON report.")] = False,
 ) -> None:
     """Run a task set against a model in two arms (skillhouse tools, raw fetch_url) and report side by side."""
-    # here: start-up time (see _compiled_or_exit)
+    # here: start-up time (see hot_commands.compiled_or_exit)
     from skillhouse.cli.eval_command import run_eval
 
     raise typer.Exit(run_eval(tasks_file, model, runs, arm or [], task or [], json_path, guest, base_url, max_steps,
