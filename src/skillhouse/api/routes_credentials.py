@@ -27,11 +27,18 @@ from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Binding, tenant_rules
 from skillhouse.gateway.errors import CredentialError
-from skillhouse.gateway.oauth_client import GRANT, client_credentials
+from skillhouse.gateway.oauth_client import (
+    CODE_GRANT,
+    GRANT,
+    GRANTS,
+    authorization_code_client,
+    client_credentials,
+)
 from skillhouse.registry.errors import NotFound
 
 router = APIRouter(prefix="/v1", tags=["credentials"])
 
+Scheme = Literal["bearer", "basic", "header", "oauth2-client-credentials", "oauth2-authorization-code"]
 HOST_PATTERN = r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$"
 Host = Annotated[str, Path(pattern=HOST_PATTERN, max_length=255, description="`host` or `host:port`.")]
 OriginScheme = Annotated[Literal["http", "https"], Query(description="The binding's origin scheme.")]
@@ -48,10 +55,12 @@ class CredentialPut(BaseModel):
         description="`https://api.example.com[:port]` or `http://host[:port]` (with `allow_http`). A bare `host` or "
                     "`host:port` (also accepted as the field `host`) means https, port 443 unless given.",
     )  # fmt: skip
-    scheme: Literal["bearer", "basic", "header", "oauth2-client-credentials"] = Field(
+    scheme: Scheme = Field(
         description="`bearer`: `Authorization: Bearer <value>`; `basic`: value `user:password`; `header`: `<header>: <value>`; "
                     "`oauth2-client-credentials`: value is the client secret, the gateway sends "
-                    "`Authorization: Bearer <access token>` fetched from `token_url`.")
+                    "`Authorization: Bearer <access token>` fetched from `token_url`; `oauth2-authorization-code`: value is "
+                    "the client secret, each turn's call sends its subject's own connection's access token "
+                    "(`/v1/connections`).")
     header: str | None = Field(default=None, pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$",
                                description="The header name for scheme `header` (an API-key header).")
     allow_http: bool = Field(default=False, description="Opt in to sending this secret over plain http (an `http://` origin).")
@@ -67,7 +76,15 @@ class CredentialPut(BaseModel):
     resource: str | None = Field(default=None, max_length=2000,
                                  description="`oauth2-client-credentials`: RFC 8707 `resource` indicator sent.")
     token_auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
-        default="client_secret_basic", description="`oauth2-client-credentials`: how the client authenticates.")
+        default="client_secret_basic", description="`oauth2-*`: how the client authenticates at the token endpoint.")
+    authorization_url: str | None = Field(default=None, max_length=2000,
+                                          description="`oauth2-authorization-code`: the provider's authorization endpoint.")
+    redirect_uri: str | None = Field(default=None, max_length=2000,
+                                     description="`oauth2-authorization-code`: this deployment's "
+                                                 "`https://<host>/v1/connections/callback`, registered with the provider.")
+    revocation_url: str | None = Field(default=None, max_length=2000,
+                                       description="`oauth2-authorization-code`: the provider's RFC 7009 revocation "
+                                                   "endpoint, told when a connection is revoked.")
 
 
 class ClientOut(BaseModel):
@@ -79,6 +96,9 @@ class ClientOut(BaseModel):
     audience: str | None
     resource: str | None
     token_auth_method: str
+    authorization_url: str | None = None
+    redirect_uri: str | None = None
+    revocation_url: str | None = None
 
 
 class BindingOut(BaseModel):
@@ -88,7 +108,7 @@ class BindingOut(BaseModel):
     host: str
     port: int
     header: str = Field(description="Lowercased header name.")
-    scheme: Literal["bearer", "basic", "header", "oauth2-client-credentials"]
+    scheme: Scheme
     allow_http: bool = Field(description="Whether the origin is plain http, opted in to.")
     client: ClientOut | None = Field(default=None, description="For `oauth2-client-credentials`: the client, never its secret; "
                                                                   "null for a static binding.")
@@ -126,7 +146,8 @@ def _out(binding: Binding) -> BindingOut:
     shown = binding.client
     client = None if shown is None else ClientOut(
         token_url=shown.token_url, client_id=shown.client_id, scopes=list(shown.scopes), audience=shown.audience,
-        resource=shown.resource, token_auth_method=shown.auth_method,
+        resource=shown.resource, token_auth_method=shown.auth_method, authorization_url=shown.authorization_url,
+        redirect_uri=shown.redirect_uri, revocation_url=shown.revocation_url,
     )  # fmt: skip
     return BindingOut(origin=binding.origin.text, host=binding.host, port=binding.origin.port, header=binding.header,
                       scheme=binding.scheme, allow_http=binding.allow_http, client=client)
@@ -134,16 +155,31 @@ def _out(binding: Binding) -> BindingOut:
 
 def _put(tenant: str, body: CredentialPut, gateway: GatewayDep) -> Binding:
     oauth = (body.token_url, body.client_id, body.audience, body.resource)
-    if body.scheme != GRANT:
-        if any(v is not None for v in oauth) or body.scopes:
-            raise CredentialError(f"token_url, client_id, scopes, audience and resource belong to scheme {GRANT} only",
-                                  field="scheme")  # fmt: skip
+    code = (body.authorization_url, body.redirect_uri, body.revocation_url)
+    if body.scheme not in GRANTS:
+        if any(v is not None for v in (*oauth, *code)) or body.scopes:
+            raise CredentialError(f"token_url, client_id, scopes and the other client fields belong to {GRANT} and "
+                                  f"{CODE_GRANT} only", field="scheme")  # fmt: skip
         return gateway.credentials.put(tenant, body.origin, body.scheme, body.value, body.header, body.allow_http)
     if body.header is not None:
-        raise CredentialError(f"a {GRANT} binding always sets Authorization; leave header out", field="header")
-    for name in ("token_url", "client_id"):
+        raise CredentialError(f"a {body.scheme} binding always sets Authorization; leave header out", field="header")
+    required = ("token_url", "client_id") if body.scheme == GRANT else ("authorization_url", "token_url", "client_id",
+                                                                       "redirect_uri")  # fmt: skip
+    for name in required:
         if getattr(body, name) is None:
-            raise CredentialError(f"{name} is required for scheme {GRANT}", field=name)
+            raise CredentialError(f"{name} is required for scheme {body.scheme}", field=name)
+    if body.scheme == CODE_GRANT:
+        for name in ("audience", "resource"):
+            if getattr(body, name) is not None:
+                raise CredentialError(f"{name} belongs to scheme {GRANT} only", field=name)
+        coded = authorization_code_client(
+            body.authorization_url or "", body.token_url or "", body.client_id or "", body.value, body.redirect_uri or "",
+            body.scopes, body.revocation_url, body.token_auth_method, body.allow_http,
+        )  # fmt: skip
+        return gateway.credentials.put_client(tenant, body.origin, coded, body.allow_http)
+    if any(v is not None for v in code):
+        raise CredentialError(f"authorization_url, redirect_uri and revocation_url belong to scheme {CODE_GRANT} only",
+                              field="scheme")  # fmt: skip
     client = client_credentials(
         body.token_url or "", body.client_id or "", body.value, body.scopes, body.audience, body.resource,
         body.token_auth_method, body.allow_http,

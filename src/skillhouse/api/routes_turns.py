@@ -50,6 +50,9 @@ class TurnCreate(BaseModel):
 
     skills: list[SkillRef] = Field(min_length=1, max_length=MAX_SKILLS, description="The skill versions to bind.")
     profile: Profile = Field(default="openai", description="The provider whose wire format the tools are in.")
+    subject: str | None = Field(default=None, min_length=1, max_length=255,
+                                description="The end user the turn acts for: its calls to an `oauth2-authorization-code` "
+                                            "binding use this person's connection (`/v1/connections`).")
 
 
 class BoundRelease(BaseModel):
@@ -67,6 +70,7 @@ class TurnOut(BaseModel):
     releases: list[BoundRelease]
     tools: list[ProviderTool] = Field(description="The turn's tools in the profile's wire format.")
     created_at: float = Field(description="Epoch seconds.")
+    subject: str | None = Field(default=None, description="The end user the turn acts for, if bound with one.")
 
 
 class CallIn(BaseModel):
@@ -104,14 +108,14 @@ class CallAnswer(BaseModel):
 def _out(turn: Turn) -> TurnOut:
     return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,
                    releases=[BoundRelease(**entry) for entry in turn.bound()], tools=turn.tools(),
-                   created_at=turn.created_at)
+                   created_at=turn.created_at, subject=turn.subject)
 
 
 @router.post("", status_code=201, responses=gateway_responses())
 def create_turn(body: TurnCreate, tenant: RunDep, database: DatabaseDep) -> TurnOut:
     """Bind skill versions for the calling tenant; the turn's id and its tools for ``profile``."""
     with database.transaction() as session:
-        turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile)
+        turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile, body.subject)
     return _out(turn)
 
 
@@ -132,7 +136,8 @@ def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseD
         turn = load_turn(session, tenant.id, turn_id)
     turn.check_offered(body.tool)
     require_guest(guest)
-    answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind, guest.pool)
+    answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind, guest.pool,
+                      subject=turn.subject)
     return CallAnswer.model_validate(answer)
 
 
@@ -176,5 +181,5 @@ def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep
     request = body.model_dump(exclude_none=True)
     require_guest(guest)
     transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, request, model.complete, guest.kind,
-                           guest.make_runner)
+                           guest.make_runner, subject=turn.subject)
     return RunOut.model_validate(transcript)
