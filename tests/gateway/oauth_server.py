@@ -309,7 +309,8 @@ class AuthorizationServerOnLoopback:
                 query = dict(parse_qsl(parts.query))
                 request = FormRequest("GET", f"http://127.0.0.1:{server.port}{self.path}", headers, query)
                 grant_user = None if self.headers.get("X-Consent") == "deny" else person
-                status, body, extra = server.oauth.create_authorization_response(request, grant_user=grant_user)
+                grant = server.oauth.get_consent_grant(request, end_user=person)  # checks client, redirect, PKCE challenge
+                status, body, extra = server.oauth.create_authorization_response(request, grant_user=grant_user, grant=grant)
                 self._send(status, body, extra)
 
             def do_POST(self) -> None:
