@@ -21,6 +21,7 @@ from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 from tests.api.served import serve_processes
+from tests.api.test_token_scopes import console_session
 from tests.gateway.oauth_server import AuthorizationServerOnLoopback, Client, authorization_server
 from tests.real_parts import postgres_url
 from tests.scratch import postgres_schema_url, scratch_database
@@ -121,6 +122,10 @@ def test_a_person_connects_through_the_api_and_the_turn_acts_as_them(
         seen.append(listed.text)
         (shown,) = listed.json()["data"]
         assert shown["origin"] == API and shown["client_id"] == "skillhouse-app" and shown["last_used_at"] is not None
+        console, _ = console_session(app, {"Authorization": client.headers["Authorization"]})
+        page = console.get("/console/credentials")
+        seen.append(page.text)
+        assert page.status_code == 200 and "ada@example.com" in page.text and "oauth2-authorization-code" in page.text
         started = client.post("/v1/connections", json={"subject": "grace", "origin": API})
         assert started.status_code == 201 and "code_challenge=" in started.json()["authorization_url"]
         assert client.post("/v1/connections", json={"subject": "grace", "origin": "https://nowhere.example"}).status_code == 404
