@@ -281,7 +281,7 @@ class ConnectionBroker:
                 now = self.clock()
                 if row is None or held is None:
                     ended = True
-                elif held.value != refused and (refused is not None or held.usable(now)):
+                elif held.value != refused and held.usable(now):  # another call refreshed, or none was needed
                     row.last_used_at = now
                     return held.value
                 elif row.refresh_token is None:
