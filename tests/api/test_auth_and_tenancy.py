@@ -13,8 +13,9 @@ Headers = dict[str, str]
 VALUES = {"skill": "hollowbrook", "version": "1.0.0", "skill_id": "github-coding-custom", "token_id": "1"}
 
 
-PROBES = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")}
-"""Open to orchestrators and Prometheus without a token (docs/security.md), so left out below."""
+PROBES = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/v1/connections/callback")}
+"""Open to orchestrators and Prometheus without a token, and the OAuth callback, which its single-use state
+authenticates (docs/security.md), so left out below."""
 
 
 def _routes(app: FastAPI) -> list[tuple[str, str]]:

@@ -112,6 +112,7 @@ def test_an_oauth_client_is_bound_write_only_and_its_fields_are_checked(client: 
         "origin": "https://api.example.com", "host": "api.example.com", "port": 443, "header": "authorization",
         "scheme": "oauth2-client-credentials", "allow_http": False,
         "client": {"token_url": "https://auth.example.com/token", "client_id": "app", "scopes": ["read"],
-                   "audience": None, "resource": None, "token_auth_method": "client_secret_basic"},
+                   "audience": None, "resource": None, "token_auth_method": "client_secret_basic",
+                   "authorization_url": None, "redirect_uri": None, "revocation_url": None},
     }]  # fmt: skip
     assert client.delete("/v1/credentials/api.example.com/authorization", headers=acme).status_code == 204

@@ -24,7 +24,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 PUBLIC = {("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/docs/oauth2-redirect"), ("GET", "/redoc"),
           ("GET", "/console"), ("GET", "/console/static/console.css"), ("GET", "/console/sign-in"),
           ("POST", "/console/sign-in"), ("GET", "/"), ("GET", "/console/{_rest:path}"),
-          ("POST", "/console/{_rest:path}"), ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")}
+          ("POST", "/console/{_rest:path}"), ("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"),
+          ("GET", "/v1/connections/callback")}
 VALUES = {"skill": "hollowbrook", "skill_id": "github-coding-custom", "token_id": "999999", "turn_id": "turn_nope",
           "approval_id": "apr_nope", "host": "api.example.com", "header": "X-Api-Key", "tool": "hollowbrook_charge"}
 

@@ -54,3 +54,44 @@ def test_an_oauth_client_is_bound_with_its_token_url_and_listed_without_its_secr
                              "https://auth.example.com/token\tapp\n")  # fmt: skip
     code, stderr = _set(env, secret, "--origin", "https://api.example.com", "--token-url", "https://auth.example.com/t")
     assert code == 1 and "invalid-credential" in stderr  # OAuth options with a static scheme
+
+
+def test_an_authorization_code_client_is_bound_and_its_connections_started_listed_and_revoked(env: dict[str, str]) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    import httpx
+    from tests.gateway.oauth_server import Client, authorization_server
+
+    from skillhouse.gateway import make_gateway
+    from skillhouse.settings import Settings
+    from skillhouse.store import open_database
+
+    secret, redirect = "canary-cli-code-secret-2d4f", "https://skillhouse.example/v1/connections/callback"
+    with authorization_server([Client("app", secret, ("read",), (redirect,))]) as auth:
+        env = {**env, "SKILLHOUSE_RESOLVE": f"auth.local:9400=127.0.0.1:{auth.port}"}
+        code = ["--origin", "http://api.example.com", "--scheme", "oauth2-authorization-code", "--client-id", "app",
+                "--token-url", "http://auth.local:9400/token", "--allow-http", "--scope", "read"]  # fmt: skip
+        assert "--authorization-url" in _set(env, secret, *code)[1]  # and --redirect-uri: all four are needed
+        bound = _set(env, secret, *code, "--authorization-url", f"http://127.0.0.1:{auth.port}/authorize",
+                     "--redirect-uri", redirect, "--revocation-url", "http://auth.local:9400/revoke")  # fmt: skip
+        assert bound[0] == 0 and secret not in bound[1]
+        listed = CliRunner().invoke(app, ["credentials", "list", "--tenant", "acme"], env=env).stdout
+        assert "oauth2-authorization-code\tallow-http\thttp://auth.local:9400/token\tapp" in listed
+        start = ["credentials", "connections", "start", "--tenant", "acme", "--subject", "ada", "--origin", "http://api.example.com"]
+        url = CliRunner().invoke(app, start, env=env).stdout.strip()
+        back = httpx.get(url, headers={"X-Person": "ada"}, follow_redirects=False, timeout=10).headers["location"]
+        query = {k: v[0] for k, v in parse_qs(urlsplit(back).query).items()}
+        database = open_database(env["SKILLHOUSE_DATABASE_URL"])
+        gateway = make_gateway(Settings.from_env(env), database)
+        gateway.connections.complete(query["state"], query["code"])  # the callback, as the API runs it
+        gateway.close()
+        database.dispose()
+        connections = CliRunner().invoke(app, ["credentials", "connections", "list", "--tenant", "acme"], env=env).stdout
+        assert connections.startswith("ada\thttp://api.example.com\tread\texpires ") and "refreshable" in connections
+        tokens = [t[k] for t in auth.issued.tokens for k in ("access_token", "refresh_token")]
+        assert not any(token in connections for token in tokens)
+        revoke = ["credentials", "connections", "revoke", "--tenant", "acme", "--subject", "ada", "--origin", "http://api.example.com"]
+        revoked = CliRunner().invoke(app, revoke, env=env)
+        assert revoked.exit_code == 0 and "revoked at the provider" in revoked.stderr
+        assert len(auth.oauth.revocations) == 1
+        assert CliRunner().invoke(app, revoke, env=env).exit_code == 1

@@ -68,6 +68,7 @@ def busy_pages(world: World) -> list[str]:
         "/console/audit?decision=denied",
         "/console/audit?turn=no-such-turn",
         "/console/audit?since=yesterday",
+        "/console/credentials",
         "/console/no-such-page",
     ]
 
@@ -106,7 +107,7 @@ def test_every_page_fits_the_window_and_has_no_serious_accessibility_violation(s
         if size["scroll"] > size["inner"] or violations:
             problems[path] = {"width": size, "violations": violations}
     assert problems == {}, problems
-    assert len(checked) == 18
+    assert len(checked) == 19
     if width == "phone":
         for path, name, first in (("/console/approvals", "approvals-phone", "h1"), ("/console/audit", "audit-phone", ".pager"),
                                   ("/console/skills/warehouse/1.0.0?q=shipment", "tools-phone", ".pager")):

@@ -439,6 +439,15 @@ def test_without_a_tenant_the_turn_is_the_tokens_tenant_and_a_bad_token_is_refus
     assert refused.value.code == "malformed-token"
 
 
+def test_a_turn_bound_for_a_subject_acts_for_them_and_a_bad_subject_is_refused(env: dict[str, str]) -> None:
+    bound = open_turn(Settings.from_env(env), [SKILL], TENANT, subject="ada@example.com")
+    bound.close()
+    assert bound.turn.subject == "ada@example.com"
+    with pytest.raises(BindError) as refused:
+        open_turn(Settings.from_env(env), [SKILL], TENANT, subject=" padded ")
+    assert refused.value.code == "invalid-turn"
+
+
 BUILD_STEPS = [
     "building the guest component with componentize-py (first run only)",
     "compiling the guest component to native code with wasmtime (first run on this machine)",

@@ -18,6 +18,7 @@ from starlette.types import ASGIApp
 from skillhouse.api import (
     console,
     routes_approvals,
+    routes_connections,
     routes_credentials,
     routes_guest,
     routes_health,
@@ -38,7 +39,7 @@ from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
 
 ROUTERS = (routes_skills, routes_tokens, routes_runtime, routes_turns, routes_approvals, routes_credentials,
-           routes_keys, routes_limits, routes_guest, routes_health, console)
+           routes_connections, routes_keys, routes_limits, routes_guest, routes_health, console)
 
 
 class SkillhouseApp(FastAPI):

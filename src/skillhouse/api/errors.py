@@ -69,6 +69,7 @@ CODE_STATUS: dict[str, int] = {
     "unknown-view": 404,
     # signals that are part of an answer rather than an error answer; listed so that every code has a status
     "approval-required": 202,
+    "connection-required": 202,
     "sign-in-required": 401,
 }
 """Codes whose status is not their family's."""

@@ -21,7 +21,13 @@ from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Binding, tenant_rules
 from skillhouse.gateway.errors import CredentialError
-from skillhouse.gateway.oauth_client import GRANT, client_credentials
+from skillhouse.gateway.oauth_client import (
+    CODE_GRANT,
+    GRANT,
+    GRANTS,
+    authorization_code_client,
+    client_credentials,
+)
 from skillhouse.registry.errors import NotFound
 from skillhouse.wire.credentials import (
     HOST_PATTERN,
@@ -45,7 +51,8 @@ def _out(binding: Binding) -> BindingOut:
     shown = binding.client
     client = None if shown is None else ClientOut(
         token_url=shown.token_url, client_id=shown.client_id, scopes=list(shown.scopes), audience=shown.audience,
-        resource=shown.resource, token_auth_method=shown.auth_method,
+        resource=shown.resource, token_auth_method=shown.auth_method, authorization_url=shown.authorization_url,
+        redirect_uri=shown.redirect_uri, revocation_url=shown.revocation_url,
     )  # fmt: skip
     return BindingOut(origin=binding.origin.text, host=binding.host, port=binding.origin.port, header=binding.header,
                       scheme=binding.scheme, allow_http=binding.allow_http, client=client)
@@ -53,16 +60,31 @@ def _out(binding: Binding) -> BindingOut:
 
 def _put(tenant: str, body: CredentialPut, gateway: GatewayDep) -> Binding:
     oauth = (body.token_url, body.client_id, body.audience, body.resource)
-    if body.scheme != GRANT:
-        if any(v is not None for v in oauth) or body.scopes:
-            raise CredentialError(f"token_url, client_id, scopes, audience and resource belong to scheme {GRANT} only",
-                                  field="scheme")  # fmt: skip
+    code = (body.authorization_url, body.redirect_uri, body.revocation_url)
+    if body.scheme not in GRANTS:
+        if any(v is not None for v in (*oauth, *code)) or body.scopes:
+            raise CredentialError(f"token_url, client_id, scopes and the other client fields belong to {GRANT} and "
+                                  f"{CODE_GRANT} only", field="scheme")  # fmt: skip
         return gateway.credentials.put(tenant, body.origin, body.scheme, body.value, body.header, body.allow_http)
     if body.header is not None:
-        raise CredentialError(f"a {GRANT} binding always sets Authorization; leave header out", field="header")
-    for name in ("token_url", "client_id"):
+        raise CredentialError(f"a {body.scheme} binding always sets Authorization; leave header out", field="header")
+    required = ("token_url", "client_id") if body.scheme == GRANT else ("authorization_url", "token_url", "client_id",
+                                                                       "redirect_uri")  # fmt: skip
+    for name in required:
         if getattr(body, name) is None:
-            raise CredentialError(f"{name} is required for scheme {GRANT}", field=name)
+            raise CredentialError(f"{name} is required for scheme {body.scheme}", field=name)
+    if body.scheme == CODE_GRANT:
+        for name in ("audience", "resource"):
+            if getattr(body, name) is not None:
+                raise CredentialError(f"{name} belongs to scheme {GRANT} only", field=name)
+        coded = authorization_code_client(
+            body.authorization_url or "", body.token_url or "", body.client_id or "", body.value, body.redirect_uri or "",
+            body.scopes, body.revocation_url, body.token_auth_method, body.allow_http,
+        )  # fmt: skip
+        return gateway.credentials.put_client(tenant, body.origin, coded, body.allow_http)
+    if any(v is not None for v in code):
+        raise CredentialError(f"authorization_url, redirect_uri and revocation_url belong to scheme {CODE_GRANT} only",
+                              field="scheme")  # fmt: skip
     client = client_credentials(
         body.token_url or "", body.client_id or "", body.value, body.scopes, body.audience, body.resource,
         body.token_auth_method, body.allow_http,

@@ -35,14 +35,14 @@ TurnId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,40}$", description="The 
 def _out(turn: Turn) -> TurnOut:
     return TurnOut(id=turn.id, tenant=turn.tenant, profile=turn.profile,
                    releases=[BoundRelease(**entry) for entry in turn.bound()], tools=turn.tools(),
-                   created_at=turn.created_at)
+                   created_at=turn.created_at, subject=turn.subject)
 
 
 @router.post("", status_code=201, responses=gateway_responses())
 def create_turn(body: TurnCreate, tenant: RunDep, database: DatabaseDep) -> TurnOut:
     """Bind skill versions for the calling tenant; the turn's id and its tools for ``profile``."""
     with database.transaction() as session:
-        turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile)
+        turn = bind_turn(session, tenant.id, [(ref.name, ref.version) for ref in body.skills], body.profile, body.subject)
     return _out(turn)
 
 
@@ -63,7 +63,8 @@ def call_tool(turn_id: TurnId, body: CallIn, tenant: RunDep, database: DatabaseD
         turn = load_turn(session, tenant.id, turn_id)
     turn.check_offered(body.tool)
     require_guest(guest)
-    answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind, guest.pool)
+    answer = run_call(gateway, turn.tenant, turn.id, turn.releases, body.tool, body.arguments, guest.kind, guest.pool,
+                      subject=turn.subject)
     return CallAnswer.model_validate(answer)
 
 
@@ -82,5 +83,5 @@ def run_turn(turn_id: TurnId, body: RunIn, tenant: RunDep, database: DatabaseDep
     run = body.model_dump(exclude_none=True)
     require_guest(guest)
     transcript = run_agent(gateway, turn.tenant, turn.id, turn.releases, run, model.complete, guest.kind,
-                           guest.make_runner)
+                           guest.make_runner, subject=turn.subject)
     return RunOut.model_validate(transcript)

@@ -235,12 +235,14 @@ def mcp_command(
     tenant: Annotated[str | None, typer.Option("--tenant", help="Tenant whose releases to bind (default: SKILLHOUSE_TOKEN's).")] = None,
     http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT (/mcp) instead of stdio.")] = None,
     guest: Annotated[str | None, typer.Option("--guest", help="Guest runner: wasm or inprocess (default: SKILLHOUSE_GUEST).")] = None,
+    subject: Annotated[str | None, typer.Option(
+        "--subject", help="The end user the turn acts for (their OAuth connections are used).")] = None,
 ) -> None:
     """Serve a turn's tools over MCP (stdio, or streamable HTTP with --http); every call goes through the gateway."""
     # here: start-up time (see hot_commands.compiled_or_exit)
     from skillhouse.cli.mcp_command import run_mcp
 
-    raise typer.Exit(run_mcp(skill, tenant, http, guest))
+    raise typer.Exit(run_mcp(skill, tenant, http, guest, subject))
 
 
 @app.command("eval")

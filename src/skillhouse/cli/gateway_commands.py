@@ -1,4 +1,5 @@
 """The gateway's commands: ``skillhouse approvals list|show|approve|deny``, ``skillhouse credentials set|list|delete``
+(and ``credentials connections list|start|revoke``)
 and ``skillhouse keys list|clear|clearings``.
 
 They act on the store named by the settings (``SKILLHOUSE_DATABASE_URL`` or the data directory) for
@@ -181,32 +182,56 @@ def credentials_set(
     tenant: Tenant,
     origin: Annotated[str, typer.Option("--origin", "--host", help=_ORIGIN_HELP)],
     scheme: Annotated[str, typer.Option(
-        "--scheme", help="bearer, basic (user:password), header, or oauth2-client-credentials (the secret is the client "
-                         "secret; the gateway fetches the access token from --token-url).")] = "bearer",
+        "--scheme", help="bearer, basic (user:password), header, oauth2-client-credentials (the secret is the client "
+                         "secret; the gateway fetches the access token from --token-url) or oauth2-authorization-code "
+                         "(the secret is the client secret; each person connects their account).")] = "bearer",
     header: Annotated[str | None, typer.Option("--header", help="Header name for --scheme header.")] = None,
     allow_http: Annotated[bool, typer.Option("--allow-http", help="Opt in to sending it over plain http.")] = False,
     token_url: Annotated[str | None, typer.Option("--token-url", help="OAuth 2.0: the token endpoint.")] = None,
     client_id: Annotated[str | None, typer.Option("--client-id", help="OAuth 2.0: the client id.")] = None,
     scope: Annotated[list[str] | None, typer.Option("--scope", help="OAuth 2.0: a scope to request (repeat).")] = None,
-    audience: Annotated[str | None, typer.Option("--audience", help="OAuth 2.0: the audience to request.")] = None,
-    resource: Annotated[str | None, typer.Option("--resource", help="OAuth 2.0: an RFC 8707 resource indicator.")] = None,
+    audience: Annotated[str | None, typer.Option("--audience", help="Client credentials: the audience to request.")] = None,
+    resource: Annotated[str | None, typer.Option("--resource", help="Client credentials: an RFC 8707 resource indicator.")] = None,
     token_auth: Annotated[str, typer.Option(
         "--token-auth", help="OAuth 2.0: client_secret_basic or client_secret_post.")] = "client_secret_basic",
+    authorization_url: Annotated[str | None, typer.Option(
+        "--authorization-url", help="Authorization code: the provider's authorization endpoint.")] = None,
+    redirect_uri: Annotated[str | None, typer.Option(
+        "--redirect-uri", help="Authorization code: https://<this deployment>/v1/connections/callback.")] = None,
+    revocation_url: Annotated[str | None, typer.Option(
+        "--revocation-url", help="Authorization code: the provider's RFC 7009 revocation endpoint.")] = None,
 ) -> None:  # fmt: skip
     """Bind a secret, read from standard input (or a hidden prompt), to (tenant, origin, header)."""
-    from skillhouse.gateway.oauth_client import GRANT, client_credentials  # lazily, as in _gateway()
+    from skillhouse.gateway.oauth_client import (
+        CODE_GRANT,
+        GRANT,
+        authorization_code_client,
+        client_credentials,
+    )
 
-    oauth = scheme == GRANT
-    if not oauth and (token_url or client_id or scope or audience or resource):
-        raise _fail("invalid-credential", f"--token-url, --client-id, --scope, --audience and --resource need --scheme {GRANT}")
+    oauth, code = scheme == GRANT, scheme == CODE_GRANT
+    if not (oauth or code) and (token_url or client_id or scope or audience or resource):
+        raise _fail("invalid-credential", f"--token-url, --client-id, --scope, --audience and --resource need --scheme {GRANT} "
+                                          f"or {CODE_GRANT}")  # fmt: skip
+    if not code and (authorization_url or redirect_uri or revocation_url):
+        raise _fail("invalid-credential", f"--authorization-url, --redirect-uri and --revocation-url need --scheme {CODE_GRANT}")
     if oauth and not (token_url and client_id):
         raise _fail("invalid-credential", f"--scheme {GRANT} needs --token-url and --client-id")
+    if code and not (token_url and client_id and authorization_url and redirect_uri):
+        raise _fail("invalid-credential", f"--scheme {CODE_GRANT} needs --authorization-url, --token-url, --client-id and "
+                                          "--redirect-uri")  # fmt: skip
+    if code and (audience or resource):
+        raise _fail("invalid-credential", f"--audience and --resource need --scheme {GRANT}")
     if sys.stdin.isatty():
-        secret = typer.prompt("client secret" if oauth else "secret", hide_input=True)
+        secret = typer.prompt("client secret" if oauth or code else "secret", hide_input=True)
     else:
         secret = sys.stdin.readline().rstrip("\r\n")
     with _gateway() as gateway:
-        if oauth:
+        if code:
+            coded = authorization_code_client(authorization_url or "", token_url or "", client_id or "", secret,
+                                              redirect_uri or "", scope or [], revocation_url, token_auth, allow_http)
+            binding = gateway.credentials.put_client(tenant, origin, coded, allow_http)
+        elif oauth:
             client = client_credentials(token_url or "", client_id or "", secret, scope or [], audience, resource,
                                         token_auth, allow_http)  # fmt: skip
             binding = gateway.credentials.put_client_credentials(tenant, origin, client, allow_http)
@@ -223,6 +248,57 @@ def credentials_list(tenant: Tenant) -> None:
             opt_in = "\tallow-http" if binding.allow_http else ""
             client = "" if binding.client is None else f"\t{binding.client.token_url}\t{binding.client.client_id}"
             print(f"{binding.origin.text}\t{binding.header}\t{binding.scheme}{opt_in}{client}")
+
+
+connections_app = typer.Typer(help="People's own OAuth connections (oauth2-authorization-code bindings): list, start, revoke.",
+                              no_args_is_help=True)  # fmt: skip
+credentials_app.add_typer(connections_app, name="connections")
+
+
+@connections_app.command("list")
+def connections_list(
+    tenant: Tenant,
+    subject: Annotated[str | None, typer.Option("--subject", help="Only this person's connections.")] = None,
+) -> None:
+    """One line per connection: subject, origin, scopes, access token expiry, last used (epoch seconds); never a token."""
+    with _gateway() as gateway:
+        for c in gateway.connections.list(tenant, subject):
+            used = "never" if c.last_used_at is None else f"{c.last_used_at:.0f}"
+            refresh = "refreshable" if c.refreshable else "no-refresh-token"
+            print(f"{c.subject}\t{c.origin}\t{' '.join(c.scopes) or '-'}\texpires {c.expires_at:.0f}\t{refresh}\tlast used {used}")
+
+
+@connections_app.command("start")
+def connections_start(
+    tenant: Tenant,
+    subject: Annotated[str, typer.Option("--subject", help="The person who connects (as turns are bound with).")],
+    origin: Annotated[str, typer.Option("--origin", help="The origin of an oauth2-authorization-code binding.")],
+) -> None:
+    """Print the authorization URL for the person to open (valid ten minutes, once)."""
+    from skillhouse.gateway.connections import check_subject
+
+    with _gateway() as gateway:
+        bound = gateway.credentials.client_of(tenant, origin)
+        if bound is None:
+            raise _fail("binding-not-found", f"no oauth2-authorization-code binding for {origin} of tenant {tenant}")
+        started = gateway.connections.begin(tenant, check_subject(subject), bound[0].text, bound[1])
+    print(started.authorization_url)
+
+
+@connections_app.command("revoke")
+def connections_revoke(
+    tenant: Tenant,
+    subject: Annotated[str, typer.Option("--subject", help="Whose connection.")],
+    origin: Annotated[str, typer.Option("--origin", help="The binding's origin.")],
+) -> None:
+    """Delete the connection and revoke it at the provider's revocation endpoint when the binding names one."""
+    from skillhouse.gateway.credential_input import parse_origin
+
+    with _gateway() as gateway:
+        revoked = gateway.connections.revoke(tenant, subject, parse_origin(origin).text)
+    if revoked is None:
+        raise _fail("connection-not-found", f"no connection of {subject} to {origin} in tenant {tenant}")
+    print(f"revoked the connection of {subject} to {revoked.connection.origin}: {revoked.provider_message}", file=sys.stderr)
 
 
 @credentials_app.command("delete")

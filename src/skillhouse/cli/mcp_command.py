@@ -118,7 +118,8 @@ def choose_tenant(database: Database, tenant: str | None, token: str | None) -> 
 
 
 def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None,
-              token: str | None = None, guest: str | None = None, *, load: Load | None = None) -> BoundTurn:
+              token: str | None = None, guest: str | None = None, *, load: Load | None = None,
+              subject: str | None = None) -> BoundTurn:
     """Bind the turn as the API does, build the settings' gateway, check the guest runner starts.
 
     A wasm guest is made ready by ``load`` (the agent component from the cache, built first when
@@ -133,18 +134,18 @@ def open_turn(settings: Settings, refs: Sequence[str], tenant: str | None = None
     except Exception as exc:  # a bad URL, an unreachable server or a failed migration: all said the same way
         raise StoreUnavailable(f"cannot open the store at {settings.database_url}: {exc}") from None
     try:
-        return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind, load)
+        return _open(database, settings, wanted, choose_tenant(database, tenant, token), kind, load, subject)
     except BaseException:
         database.dispose()
         raise
 
 
 def _open(database: Database, settings: Settings, wanted: list[tuple[str, str]], tenant: str, kind: str,
-          load: Load | None) -> BoundTurn:
+          load: Load | None, subject: str | None = None) -> BoundTurn:
     gateway = make_gateway(settings, database)  # GatewayUnavailable: said by its code like the rest
     try:
         with database.transaction() as session:
-            turn = bind_turn(session, tenant, wanted, PROFILE)
+            turn = bind_turn(session, tenant, wanted, PROFILE, subject)
     except RegistryError as exc:
         gateway.close()
         refs = [f"{skill}@{version}" for skill, version in wanted]
@@ -192,7 +193,8 @@ def _problem_line(problem: ProblemDocument, refs: Sequence[str]) -> str:
     return f"{where}: {problem.get('code', 'invalid')}: {problem.get('message', '')}"
 
 
-def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None) -> int:
+def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, guest: str | None,
+            subject: str | None = None) -> int:
     """The command: bind, announce on stderr, serve until the client leaves or Ctrl-C; the exit status."""
     # imported here: start-up time, the MCP SDK loads only when a turn is bound and served
     import anyio
@@ -208,7 +210,7 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
 
     start_telemetry(settings)  # SKILLHOUSE_TELEMETRY=otlp: a span per MCP request, exported over OTLP
     try:
-        turn = open_turn(settings, refs, tenant, settings.token, guest)
+        turn = open_turn(settings, refs, tenant, settings.token, guest, subject=subject)
     except SkillhouseError as exc:
         hint = " (try --guest inprocess)" if isinstance(exc, GuestUnavailable) else ""
         print(f"error: {exc.code}: {exc.message}{hint}", file=sys.stderr)

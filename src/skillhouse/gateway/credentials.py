@@ -30,15 +30,23 @@ from sqlalchemy.exc import IntegrityError
 from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import CredentialError, GatewayUnavailable
-from skillhouse.gateway.oauth_client import GRANT, ClientCredentials, ClientShown
+from skillhouse.gateway.oauth_client import (
+    CODE_GRANT,
+    GRANT,
+    GRANTS,
+    AuthorizationCodeClient,
+    ClientCredentials,
+    ClientShown,
+    unsealed_client,
+)
 from skillhouse.json_types import one_of
 from skillhouse.store.database import Database
-from skillhouse.store.gateway_tables import CredentialRow, OAuthTokenRow
+from skillhouse.store.gateway_tables import CredentialRow, OAuthConnectionRow, OAuthTokenRow
 from skillhouse.store.prepared import DriverTransaction, Prepared
 
-CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials"]
+CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials", "oauth2-authorization-code"]
 SCHEMES: tuple[CredentialScheme, ...] = ("bearer", "basic", "header")
-"""The static schemes; :data:`GRANT` bindings are written with :meth:`CredentialStore.put_client_credentials`."""
+"""The static schemes; :data:`GRANTS` bindings are written with :meth:`CredentialStore.put_client`."""
 ALL_SCHEMES: tuple[CredentialScheme, ...] = get_args(CredentialScheme)
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # fullmatch: ``$`` would let a final line break through
 _TABLE = cast(Table, CredentialRow.__table__)
@@ -69,10 +77,13 @@ class Injection:
     header: str
     value: str
     secrets: tuple[str, ...]
-    grant: ClientCredentials | None = None
-    """An OAuth 2.0 binding: ``value`` is empty until the gateway fetches the token (``gateway/oauth.py``)."""
+    grant: ClientCredentials | AuthorizationCodeClient | None = None
+    """An OAuth 2.0 binding: ``value`` is empty until the gateway fetches the token (``gateway/oauth.py``), or
+    for an authorization-code binding takes the token of the turn's subject's connection (``gateway/connections.py``)."""
     binding: str = ""
     """For a grant: a digest of the stored value, naming the token cached for it."""
+    origin: str = ""
+    """For a grant: the binding's origin (``scheme://host[:port]``), naming the connections made with it."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +108,8 @@ def header_value(scheme: str, secret: str) -> tuple[str, tuple[str, ...]]:
 
 def secrets_of(scheme: str, value: str) -> tuple[str, ...]:
     """Recover the secret strings from a stored header value (for redaction)."""
-    if scheme == GRANT:
-        return (ClientCredentials.unsealed(value).client_secret,)
+    if scheme in GRANTS:
+        return (unsealed_client(value).client_secret,)
     if scheme == "bearer":
         secret = value.removeprefix("Bearer ")
     elif scheme == "basic":
@@ -172,10 +183,18 @@ class CredentialStore:
     def put_client_credentials(self, tenant: str, origin: str, client: ClientCredentials, allow_http: bool = False) -> Binding:
         """Bind an OAuth 2.0 client to (tenant, origin, ``authorization``): the gateway fetches, caches and
         injects its access token as ``Authorization: Bearer``. ``client`` comes from ``client_credentials()``."""
+        return self.put_client(tenant, origin, client, allow_http)
+
+    def put_client(self, tenant: str, origin: str, client: ClientCredentials | AuthorizationCodeClient,
+                   allow_http: bool = False) -> Binding:  # fmt: skip
+        """Bind an OAuth 2.0 client of either grant to (tenant, origin, ``authorization``). Binding an
+        authorization-code client again keeps the people's connections made with the same client id (a
+        rotated client secret); connections made with another client id are no longer used."""
         where = parse_origin(origin)
         check_opt_in(where, allow_http)
-        self._write(tenant, where, "authorization", GRANT, self.seal(client.sealed()), allow_http)
-        return Binding(where, "authorization", GRANT, allow_http, client.shown())
+        scheme: CredentialScheme = CODE_GRANT if isinstance(client, AuthorizationCodeClient) else GRANT
+        self._write(tenant, where, "authorization", scheme, self.seal(client.sealed()), allow_http)
+        return Binding(where, "authorization", scheme, allow_http, client.shown())
 
     def _write(self, tenant: str, where: Origin, header: str, scheme: str, encrypted: str, allow_http: bool) -> None:
         row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port, "header": header}
@@ -209,17 +228,34 @@ class CredentialStore:
             )
             return [
                 Binding(Origin(r.origin_scheme, r.host, r.port), r.header, one_of(r.scheme, ALL_SCHEMES, "scheme"), r.allow_http,
-                        ClientCredentials.unsealed(self.unseal(r.value, "an OAuth binding")).shown() if r.scheme == GRANT else None)
+                        unsealed_client(self.unseal(r.value, "an OAuth binding")).shown() if r.scheme in GRANTS else None)
                 for r in rows
             ]  # fmt: skip
 
     def delete(self, tenant: str, origin: str, header: str) -> bool:
-        """Remove the binding of ``origin`` (a bare host meaning https, as in :meth:`put`) and ``header``."""
+        """Remove the binding of ``origin`` (a bare host meaning https, as in :meth:`put`) and ``header``; an
+        authorization-code binding's connections go with it (forgotten here, not revoked at the provider)."""
         where = parse_origin(origin)
         row = {"tenant_id": tenant, "host": where.host, "origin_scheme": where.scheme, "port": where.port,
                "header": header.lower()}  # fmt: skip
         with self.database.transaction() as session:
-            return self._forget(session, tenant, row)
+            removed = self._forget(session, tenant, row)
+            if removed and header.lower() == "authorization":
+                session.execute(delete(OAuthConnectionRow).where(
+                    OAuthConnectionRow.tenant_id == tenant, OAuthConnectionRow.origin == where.text))  # fmt: skip
+            return removed
+
+    def client_of(self, tenant: str, origin: str) -> tuple[Origin, AuthorizationCodeClient] | None:
+        """The authorization-code client bound to ``origin``, if one is."""
+        where = parse_origin(origin)
+        with self.database.reading() as session:
+            value = session.scalars(select(CredentialRow.value).where(
+                CredentialRow.tenant_id == tenant, CredentialRow.host == where.host,
+                CredentialRow.origin_scheme == where.scheme, CredentialRow.port == where.port,
+                CredentialRow.header == "authorization", CredentialRow.scheme == CODE_GRANT)).first()  # fmt: skip
+        if value is None:
+            return None
+        return where, AuthorizationCodeClient.unsealed(self.unseal(value, "an OAuth binding"))
 
     def for_target_later(
         self, transaction: DriverTransaction, tenant: str, target: Target
@@ -239,9 +275,10 @@ class CredentialStore:
             value, spelled = self._opened(header, scheme, encrypted)
             secrets.extend(spelled)
             if injects(origin_scheme, int(port), bool(allow_http), target):
-                if scheme == GRANT:
-                    grant = ClientCredentials.unsealed(value)
-                    injections.append(Injection(header, "", spelled, grant, binding_digest(encrypted)))
+                if scheme in GRANTS:
+                    grant = unsealed_client(value)
+                    where = Origin(origin_scheme, target.host, int(port)).text
+                    injections.append(Injection(header, "", spelled, grant, binding_digest(encrypted), where))
                     continue
                 if unsendable(value) is not None:
                     raise CredentialError(

@@ -200,6 +200,18 @@ class RateLimited(GatewayError, Signal):
         self.retry_after = retry_after
 
 
+class ConnectionRequired(GatewayError, Signal):
+    """Not an error: the call needs the turn's subject's own connection to an OAuth 2.0 provider (an
+    ``oauth2-authorization-code`` binding of ``origin``), and there is none yet, or the provider no longer
+    honours it. ``connect_url`` is the authorization URL to give the person (the model may relay it):
+    once they consent there, the identical call runs. Nothing was sent upstream, no idempotency key was
+    claimed for long (it is released) and an approval used for the call is owed again. A turn bound
+    without a subject has no connections: ``connect_url`` is then absent and the message says to bind
+    the turn with ``subject``."""
+
+    code = "connection-required"
+
+
 class RateLimitNotFound(GatewayError, NotFoundError):
     """No such limit for this tenant (``rate-limit-not-found``)."""
 

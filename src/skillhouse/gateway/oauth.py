@@ -37,7 +37,7 @@ from skillhouse.gateway.credential_input import unsendable
 from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.egress import EgressDecision, EgressPolicy, Resolver, decide_egress, parse_target
 from skillhouse.gateway.errors import CredentialUnavailable, GatewayError
-from skillhouse.gateway.oauth_client import ClientCredentials
+from skillhouse.gateway.oauth_client import AuthorizationCodeClient, ClientCredentials
 from skillhouse.gateway.upstream_wire import PinnedTransport
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import OAuthTokenRow
@@ -68,8 +68,9 @@ class AccessToken:
         return now < self.expires_at - refresh_margin(self.expires_at - self.fetched_at)
 
 
-def unavailable(client: ClientCredentials, why: str) -> CredentialUnavailable:
-    authority = parse_target(client.token_url).authority
+def unavailable(client: ClientCredentials | AuthorizationCodeClient | str, why: str) -> CredentialUnavailable:
+    """``credential-unavailable`` naming the token endpoint (of ``client``, or the URL given)."""
+    authority = parse_target(client if isinstance(client, str) else client.token_url).authority
     return CredentialUnavailable(
         f"no access token from the token endpoint {authority}: {why}; nothing was sent upstream",
         token_endpoint=authority,
@@ -99,7 +100,7 @@ class TokenBroker:
         """``injections`` with every grant's header filled in with its access token."""
         resolved: list[Injection] = []
         for injection in injections:
-            if injection.grant is None:
+            if not isinstance(injection.grant, ClientCredentials):
                 resolved.append(injection)
                 continue
             token = self.token(tenant, injection.binding, injection.grant)
@@ -153,12 +154,6 @@ class TokenBroker:
 
     def _fetch(self, tenant: str, client: ClientCredentials) -> AccessToken:
         """POST the client-credentials grant to the checked address of the token URL (RFC 6749 §4.4.2)."""
-        target = parse_target(client.token_url)
-        private_hosts, fixed = self.reach(tenant)
-        try:
-            decision = decide_egress(target, EgressPolicy(frozenset({target.host}), private_hosts), fixed, self.resolver)
-        except GatewayError as exc:
-            raise unavailable(client, f"the token URL is refused by the egress rule ({exc.message})") from None
         form = {"grant_type": "client_credentials"}
         if client.scopes:
             form["scope"] = " ".join(client.scopes)
@@ -166,44 +161,73 @@ class TokenBroker:
             form["audience"] = client.audience
         if client.resource is not None:
             form["resource"] = client.resource
+        started = self.clock()
+        response = self.post(tenant, client.token_url, form, client)
+        self.fetches += 1
+        return _token_of(client, response, started)
+
+    def post(self, tenant: str, url: str, form: dict[str, str], client: ClientCredentials | AuthorizationCodeClient,
+             what: str = "token endpoint") -> httpx.Response:  # fmt: skip
+        """POST ``form`` with the client's authentication to ``url`` (its token or revocation endpoint), at the
+        address the egress rule checked, redirects not followed; ``credential-unavailable`` if it cannot be."""
+        target = parse_target(url)
+        private_hosts, fixed = self.reach(tenant)
+        try:
+            decision = decide_egress(target, EgressPolicy(frozenset({target.host}), private_hosts), fixed, self.resolver)
+        except GatewayError as exc:
+            raise unavailable(url, f"the {what} URL is refused by the egress rule ({exc.message})") from None
         headers = {"Accept": "application/json"}
+        form = dict(form)
         if client.auth_method == "client_secret_post":
             form.update(client_id=client.client_id, client_secret=client.client_secret)
         else:
             pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        started = self.clock()
         try:
             with httpx.Client(transport=self.transport_for(decision), timeout=TOKEN_TIMEOUT, follow_redirects=False) as http:
-                response = http.post(client.token_url, data=form, headers=headers)
+                return http.post(url, data=form, headers=headers)
         except Exception as exc:  # httpx's and the pinned transport's httpcore failures alike: nothing reached
-            raise unavailable(client, f"it could not be reached ({type(exc).__name__})") from None
-        self.fetches += 1
-        return _token_of(client, response, started)
+            raise unavailable(url, f"it could not be reached ({type(exc).__name__})") from None
 
 
 def _token_of(client: ClientCredentials, response: httpx.Response, started: float) -> AccessToken:
     """The access token of a token endpoint's answer, or ``credential-unavailable`` saying what was wrong."""
+    return token_answer(client.token_url, response, started)[0]
+
+
+def oauth_error(response: httpx.Response) -> str | None:
+    """The OAuth ``error`` code of a token endpoint's refusal, when it gave a plain one."""
+    try:
+        document = response.json()
+    except ValueError:
+        return None
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if isinstance(error, str) and error.isascii() and error.isprintable() and len(error) < 80 else None
+
+
+def token_answer(token_url: str, response: httpx.Response, started: float) -> tuple[AccessToken, dict[str, object]]:
+    """The access token of a token endpoint's answer and the whole answer (for its ``refresh_token`` and
+    ``scope``), or ``credential-unavailable`` saying what was wrong."""
     if len(response.content) > MAX_TOKEN_RESPONSE:
-        raise unavailable(client, f"its answer is over {MAX_TOKEN_RESPONSE} bytes")
+        raise unavailable(token_url, f"its answer is over {MAX_TOKEN_RESPONSE} bytes")
     try:
         document = response.json()
     except ValueError:
         document = None
     if response.status_code != 200:
-        error = document.get("error") if isinstance(document, dict) else None
-        named = f" ({error})" if isinstance(error, str) and error.isascii() and len(error) < 80 else ""
-        raise unavailable(client, f"it answered {response.status_code}{named}; check the client id, secret and scopes")
+        error = oauth_error(response)
+        named = f" ({error})" if error else ""
+        raise unavailable(token_url, f"it answered {response.status_code}{named}; check the client id, secret and scopes")
     if not isinstance(document, dict) or not isinstance(document.get("access_token"), str):
-        raise unavailable(client, "its answer has no access_token")
+        raise unavailable(token_url, "its answer has no access_token")
     if str(document.get("token_type", "")).lower() != "bearer":
-        raise unavailable(client, "its token is not a bearer token")
+        raise unavailable(token_url, "its token is not a bearer token")
     token = document["access_token"]
     if unsendable(f"Bearer {token}") is not None:
-        raise unavailable(client, "its access token cannot be sent as a header value")
+        raise unavailable(token_url, "its access token cannot be sent as a header value")
     lifetime = document.get("expires_in", DEFAULT_LIFETIME)
     if isinstance(lifetime, str) and lifetime.isdigit():
         lifetime = int(lifetime)  # some servers send it as a string
     if isinstance(lifetime, bool) or not isinstance(lifetime, (int, float)) or lifetime <= 0:
-        raise unavailable(client, "its expires_in is not a positive number of seconds")
-    return AccessToken(token, started + float(lifetime), started)
+        raise unavailable(token_url, "its expires_in is not a positive number of seconds")
+    return AccessToken(token, started + float(lifetime), started), document

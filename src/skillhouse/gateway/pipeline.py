@@ -32,6 +32,7 @@ from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog, finishing, opening
 from skillhouse.gateway.canonical import METHODS, CanonicalRequest, canonical_request
 from skillhouse.gateway.commitment import commitment, idempotency_key, identity_values
+from skillhouse.gateway.connections import ConnectionBroker
 from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.egress import (
     EgressDecision,
@@ -54,6 +55,7 @@ from skillhouse.gateway.key_review import KeyReview
 from skillhouse.gateway.limits import LEASE_MARGIN_SECONDS, Admission, RateLimits
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.oauth import TokenBroker
+from skillhouse.gateway.oauth_client import ClientCredentials
 from skillhouse.gateway.redaction import Redactor
 from skillhouse.gateway.stored_state import StoredStateReader
 from skillhouse.gateway.tenant_slots import TenantSlots
@@ -110,6 +112,9 @@ class TurnContext:
     credential_headers: frozenset[str] | None = None
     """Inject only the host's bindings for these (lower-case) headers; ``None``: every binding of the host.
     The runtime contract's ``secrets_ref`` names one. Every bound secret is still redacted from answers."""
+    subject: str | None = None
+    """The end user the turn acts for, given when it was bound: an ``oauth2-authorization-code`` binding
+    sends this person's connection's token (``gateway/connections.py``); ``None``: nobody in particular."""
 
 
 @dataclass
@@ -140,6 +145,7 @@ class Gateway:
         self.config = config or GatewayConfig()
         self.credentials = CredentialStore(database, secret_key)
         self.tokens = TokenBroker(database, self.credentials, self.config.private_reach, resolver)
+        self.connections = ConnectionBroker(database, self.credentials, self.tokens)
         self.approvals = ApprovalStore(database, self.config.approval_ttl_seconds)
         self.keys = IdempotencyStore(database, self.config.keys)
         self.audit = AuditLog(database)
@@ -193,7 +199,7 @@ class Gateway:
         try:
             return self._decide(turn, call)
         except GatewayError as refusal:
-            decision = "held" if refusal.code == "approval-required" else "refused" if refusal.code in _REFUSED else "error"
+            decision = "held" if refusal.code in ("approval-required", "connection-required") else "refused" if refusal.code in _REFUSED else "error"
             self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
             return refusal.document()
         finally:
@@ -294,33 +300,48 @@ class Gateway:
         try:
             # OAuth access tokens are fetched only now: after the egress rule, the gate and the claim
             injections = self.tokens.resolve(turn.tenant, injections)
-        except GatewayError:  # CredentialUnavailable, or a binding that cannot be read: nothing was sent
+            injections = self.connections.resolve(turn.tenant, turn.subject, injections)
+        except GatewayError:  # CredentialUnavailable, ConnectionRequired, or a binding that cannot be read: nothing was sent
             if key is not None:
                 self.keys.release(turn.tenant, key)
             if approval_id is not None:
                 self.approvals.give_back(turn.tenant, approval_id)
             raise
         # every secret of the host, whatever its origin's scheme or port, and the access tokens sent now
-        redactor = Redactor(stored.secrets + tuple(s for injection in injections for s in injection.secrets))
+        sent_secrets = [s for injection in injections for s in injection.secrets]
         left_out = {name.lower() for name in injected}
         headers = {name: value for name, value in request.headers if name not in left_out}
         headers.update({injection.header: injection.value for injection in injections})
         headers["Accept-Encoding"] = "identity"
         if key is not None:
             headers["Idempotency-Key"] = key
-        try:
+        decision = call.decision
+
+        def send() -> UpstreamResponse:
             with self.slots.hold(turn.tenant), span(
                 "skillhouse.upstream", operation=call.match.operation.qualified if call.match else None,
                 http__request__method=request.method, server__address=call.target.host,
                 server__port=call.target.port,
             ) as current:
                 inject_traceparent(headers)
-                response = self.upstream.send(
-                    call.decision, request.method, request.url.text, headers, request.body, target=request.url.request_target
+                sent = self.upstream.send(
+                    decision, request.method, request.url.text, headers, request.body, target=request.url.request_target
                 )
                 if current is not None:
-                    annotate(current, http__response__status_code=response.status,
-                             http__response__body__size=len(response.body.encode()))
+                    annotate(current, http__response__status_code=sent.status,
+                             http__response__body__size=len(sent.body.encode()))
+            return sent
+
+        try:
+            response = send()
+            if response.status == 401:
+                # a 401 was certainly not acted on: a connection's token is refreshed once and the request sent once more
+                retry = self.connections.after_refusal(turn.tenant, turn.subject, injections)
+                if retry is not None:
+                    injections = retry
+                    sent_secrets += [s for injection in injections for s in injection.secrets]
+                    headers.update({injection.header: injection.value for injection in injections})
+                    response = send()
         except NotSent as exc:
             if key is not None:
                 self.keys.release(turn.tenant, key)
@@ -352,6 +373,7 @@ class Gateway:
             self.limits.note_answer(turn.tenant, call.target.host, response.status, response.headers)
         except Exception as exc:  # the answer came: it is stored and returned even if its wait cannot be
             log.error("gateway failure recording an upstream's wait for tenant %s: %s", turn.tenant, type(exc).__name__)
+        redactor = Redactor(stored.secrets + tuple(sent_secrets))
         answer = self._answer(response, redactor)
         if claimed is None:
             self._record(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
@@ -366,7 +388,7 @@ class Gateway:
         """The upstream refused the request: forget the access tokens it carried (revoked early, perhaps),
         so the next call fetches new ones. This call is not retried: it was answered."""
         for before in original:
-            if before.grant is None:
+            if not isinstance(before.grant, ClientCredentials):
                 continue
             for after in sent:
                 if after.header == before.header and after.value.startswith("Bearer "):

@@ -64,14 +64,15 @@ def run_agent(
     complete: Callable[[ModelRequest], ModelAnswer],
     guest: str = "inprocess",
     make: Callable[[TurnHost], GuestRunner] | None = None,
+    subject: str | None = None,
 ) -> JsonObject:
     """Run the agent loop of turn ``turn_id``: ``request`` (``prompt`` or ``messages``, ``max_steps``)
     goes to the model behind ``complete``, whose tool calls run through the guest and the gateway
     exactly as :func:`run_call` runs one; the guest's transcript and final answer.
 
     ``make`` makes the guest (a server's :meth:`~skillhouse.host.guest_state.GuestState.make_runner`);
-    without it, one of kind ``guest``."""
-    context = TurnContext(tenant, turn_id, BoundReleases(releases))
+    without it, one of kind ``guest``. ``subject`` is the end user the turn acts for (their OAuth connections)."""
+    context = TurnContext(tenant, turn_id, BoundReleases(releases), subject=subject)
     host = TurnHost(releases, fetch=lambda r: gateway.fetch(context, r), complete=complete)
     with span("skillhouse.turn", tenant=tenant, turn_id=turn_id):
         runner = _runner(host, guest) if make is None else make(host)
@@ -94,14 +95,17 @@ def run_call(
     guest: str = "inprocess",
     pool: RunnerPool | None = None,
     credential_headers: frozenset[str] | None = None,
+    subject: str | None = None,
 ) -> ToolAnswer:
     """Run ``tool`` with ``arguments`` in turn ``turn_id`` of ``tenant``; the guest's JSON answer.
 
     ``turn_id`` is ``None`` for a call outside a recorded turn (the runtime contract's ``tools/execute``).
     The guest comes from ``pool`` (:data:`RUNNER_POOL` when ``None``). ``credential_headers`` limits
     which of the host's credential bindings the gateway injects (the runtime contract's ``secrets_ref``).
+    ``subject`` is the end user the turn acts for: calls to an ``oauth2-authorization-code`` binding use
+    their connection (``connection-required`` without one).
     """
-    context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers)
+    context = TurnContext(tenant, turn_id, BoundReleases(releases), credential_headers, subject)
     pool = RUNNER_POOL if pool is None else pool
     skills = versions = None
     if tracing():

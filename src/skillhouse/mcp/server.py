@@ -119,7 +119,7 @@ class TurnTools:
             raise MCPError(types.INVALID_PARAMS, self._no_tool(name))
         try:
             answer = run_call(self.gateway, self.turn.tenant, self.turn.id, self.turn.releases, tool,
-                              dict(arguments or {}), guest=self.guest)
+                              dict(arguments or {}), guest=self.guest, subject=self.turn.subject)
         except GuestUnavailable as exc:  # the server's failure, not the call's: the API answers 503
             raise MCPError(types.INTERNAL_ERROR, f"{exc.code}: {exc.message}") from None
         # what the model reads: the JSON body as structured content, without transport headers

@@ -76,6 +76,11 @@ class ImportReport:
     outcomes: list[OperationOutcome] = field(default_factory=list)
     security: list[str] = field(default_factory=list)
     """The spec's security schemes: reported for the gateway's credential binding, never written."""
+    credentials: list[JsonObject] = field(default_factory=list)
+    """A gateway binding template per security scheme (per OAuth flow), filled in as far as the spec says
+    (``openapi/security.py``); a scheme the gateway cannot serve says why."""
+    scopes: dict[str, list[JsonObject]] = field(default_factory=dict)
+    """Per operation (by name): the security it requires, each alternative as ``{scheme: [scopes]}``."""
     filtered: int = 0
     """Operations left out by ``--include``/``--exclude``."""
     curation: JsonObject | None = None
@@ -107,8 +112,10 @@ class ImportReport:
             "totals": self.totals(),
             "filtered": self.filtered,
             "security": self.security,
+            **({"credentials": self.credentials} if self.credentials else {}),
             "problems": [p.as_dict() for p in self.problems],
-            "operations": [o.as_dict() for o in self.outcomes],
+            "operations": [{**o.as_dict(), **({"security": self.scopes[o.name]} if o.name in self.scopes else {})}
+                           for o in self.outcomes],
             **({"curation": self.curation} if self.curation is not None else {}),
         }
 
@@ -152,4 +159,17 @@ class ImportReport:
             out.append(
                 "credentials: bind these in the gateway (never written in the skill): " + ", ".join(self.security)
             )
+        for template in self.credentials:
+            if template.get("supported"):
+                fields = ", ".join(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+                                   for k, v in template.items()
+                                   if k not in ("security_scheme", "supported", "value") and v is not None)  # fmt: skip
+                out.append(f"  {template['security_scheme']}: {fields}")
+            else:
+                out.append(f"  {template['security_scheme']}: not served by the gateway ({template.get('why')})")
+        needed = sorted({s for alternatives in self.scopes.values() for a in alternatives for v in a.values()
+                         if isinstance(v, list) for s in v if isinstance(s, str)})  # fmt: skip
+        if needed:
+            out.append("scopes the operations need (each operation's are in the report's JSON): " + ", ".join(needed[:named])
+                       + (f" and {len(needed) - named} more" if len(needed) > named else ""))
         return [*out, *self.curation_lines]

@@ -28,6 +28,7 @@ from skillhouse.openapi.references import RefPolicy, Spot
 from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
+from skillhouse.openapi.security import requirements, scheme_templates
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
 from skillhouse.skill.frontmatter import MarkdownFile
@@ -126,6 +127,7 @@ def _convert(
     chosen = name or skill_name(clean_text(info.get("title")))
     report = ImportReport(spec=label, skill=chosen)
     report.security = _security(document)
+    report.credentials = _credentials(document, base_urls[0])
     found = list(_operations(document))
     wanted = [f for f in found if _selected(f, list(include), list(exclude))]
     report.filtered = len(found) - len(wanted)
@@ -140,6 +142,9 @@ def _convert(
         if curation is not None:  # curation hook: arguments and approval of the built operation
             outcome, markdown = curation.finish(item.stem, outcome, markdown, conv.types)
         outcomes[item.stem] = outcome
+        required = requirements(item.op["security"] if "security" in item.op else root.get("security"))
+        if required:
+            report.scopes[outcome.name] = required
         if markdown is not None:
             rendered[markdown.path] = markdown
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
@@ -362,6 +367,19 @@ def _consumes(document: SpecDocument, item: _Found) -> list[Any]:
 
 def _mapping(value: Any) -> JsonObject:
     return value if isinstance(value, dict) else {}
+
+
+def _credentials(document: SpecDocument, base_url: str) -> list[JsonObject]:
+    """A binding template per security scheme (``openapi/security.py``)."""
+    schemes = _mapping(document.root.get("components")).get("securitySchemes") or document.root.get("securityDefinitions") or {}
+    if not isinstance(schemes, dict):
+        return []
+    out: list[JsonObject] = []
+    for scheme_name, scheme in schemes.items():
+        scheme, _ = document.deref(scheme, "")
+        if isinstance(scheme, dict):
+            out += scheme_templates(str(scheme_name), scheme, base_url)
+    return out
 
 
 def _security(document: SpecDocument) -> list[str]:

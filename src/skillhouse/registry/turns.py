@@ -43,6 +43,8 @@ class Turn:
     profile: ProfileName
     releases: list[ReleaseDocument]
     created_at: float
+    subject: str | None = None
+    """The end user the turn acts for: calls to an ``oauth2-authorization-code`` binding use their connection."""
 
     def bound(self) -> list[dict[str, str]]:
         """Each bound release as ``{skill, version, digest}``."""
@@ -74,8 +76,10 @@ class Turn:
                           [problem("tool", "tool-not-offered", expected)])  # fmt: skip
 
 
-def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], profile: str) -> Turn:
-    """Bind ``skills`` (``(name, version)`` pairs) for ``tenant`` and record the turn.
+def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], profile: str,
+              subject: str | None = None) -> Turn:  # fmt: skip
+    """Bind ``skills`` (``(name, version)`` pairs) for ``tenant`` and record the turn, acting for ``subject``
+    (the end user whose OAuth connections its calls use; ``None``: nobody in particular).
 
     Every problem is reported at once (:class:`Invalid` with each pair's path): an unknown profile,
     no skills, a skill named twice, a version that has no release this tenant sees.
@@ -98,10 +102,14 @@ def bind_turn(session: Session, tenant: str, skills: Sequence[tuple[str, str]], 
             releases.append(get_release(session, tenant, skill, version, with_files=False).document)
         except RegistryError:
             problems.append(problem(f"skills.{index}", "unknown-release", f"no published release {skill} {version}"))
+    if subject is not None and (not subject or len(subject) > 255 or not subject.isprintable() or subject != subject.strip()):
+        problems.append(problem("subject", "invalid-subject", "1 to 255 printable characters, no surrounding space"))
     if problems:
         raise Invalid("invalid-turn", "the turn cannot be bound; see problems", problems)
-    turn = Turn("turn_" + secrets.token_hex(12), tenant, one_of(profile, PROFILES, "profile"), releases, time.time())
-    session.add(TurnRow(id=turn.id, tenant_id=tenant, profile=profile, releases=turn.bound(), created_at=turn.created_at))
+    turn = Turn("turn_" + secrets.token_hex(12), tenant, one_of(profile, PROFILES, "profile"), releases, time.time(),
+                subject)
+    session.add(TurnRow(id=turn.id, tenant_id=tenant, profile=profile, releases=turn.bound(), created_at=turn.created_at,
+                        subject=subject))
     session.flush()
     return turn
 
@@ -112,7 +120,7 @@ def load_turn(session: Session, tenant: str, turn_id: str) -> Turn:
     if row is None or row.tenant_id != tenant:
         raise NotFound("not-found", f"no turn {turn_id}")
     documents = [_bound_document(session, tenant, dict(entry)) for entry in row.releases]
-    return Turn(row.id, row.tenant_id, one_of(row.profile, PROFILES, "profile"), documents, row.created_at)
+    return Turn(row.id, row.tenant_id, one_of(row.profile, PROFILES, "profile"), documents, row.created_at, row.subject)
 
 
 def _bound_document(session: Session, tenant: str, entry: JsonObject) -> ReleaseDocument:

@@ -54,7 +54,8 @@ class CredentialRow(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "host", "origin_scheme", "port", "header", name="uq_gateway_credentials_origin"),
         CheckConstraint(
-            "scheme IN ('bearer', 'basic', 'header', 'oauth2-client-credentials')", name="ck_gateway_credentials_scheme"
+            "scheme IN ('bearer', 'basic', 'header', 'oauth2-client-credentials', 'oauth2-authorization-code')",
+            name="ck_gateway_credentials_scheme",
         ),
         CheckConstraint("origin_scheme IN ('http', 'https')", name="ck_gateway_credentials_origin_scheme"),
         CheckConstraint("origin_scheme = 'https' OR allow_http", name="ck_gateway_credentials_http_opt_in"),
@@ -86,6 +87,46 @@ class OAuthTokenRow(Base):
     access_token: Mapped[str] = mapped_column(Text)
     expires_at: Mapped[float] = mapped_column(Float)
     fetched_at: Mapped[float] = mapped_column(Float)
+
+
+class OAuthConnectionRow(Base):
+    """A person's connection to an ``oauth2-authorization-code`` binding: the tokens the provider issued to
+    the binding's client for ``subject`` (the end user turns act for), both encrypted like a credential.
+
+    One row per (tenant, subject, origin of the binding). ``client_id`` is the client that obtained the
+    tokens: a binding re-bound with another client id does not use them. A refresh replaces the tokens
+    under this row's lock (``generation`` counts refreshes), so replicas refresh one at a time and a
+    rotated refresh token is stored before the new access token is used.
+    """
+
+    __tablename__ = "gateway_oauth_connections"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(255), primary_key=True)
+    origin: Mapped[str] = mapped_column(String(300), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(255))
+    access_token: Mapped[str] = mapped_column(Text)
+    refresh_token: Mapped[str | None] = mapped_column(Text, nullable=True)
+    scopes: Mapped[str] = mapped_column(Text, server_default="")
+    expires_at: Mapped[float] = mapped_column(Float)
+    connected_at: Mapped[float] = mapped_column(Float)
+    refreshed_at: Mapped[float] = mapped_column(Float)
+    last_used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    generation: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class OAuthPendingRow(Base):
+    """A connection being made: the ``state`` sent to the provider (stored as its SHA-256), for whom, and the
+    PKCE verifier (encrypted). Used once by the callback, then deleted; worthless after ``expires_at``."""
+
+    __tablename__ = "gateway_oauth_pending"
+
+    state_digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    subject: Mapped[str] = mapped_column(String(255))
+    origin: Mapped[str] = mapped_column(String(300))
+    code_verifier: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[float] = mapped_column(Float)
 
 
 class AllowedHostRow(Base):
@@ -188,6 +229,8 @@ class TurnRow(Base):
     profile: Mapped[str] = mapped_column(String(32))
     releases: Mapped[list[JsonObject]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
+    subject: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    """The end user the turn acts for (their OAuth connections are used); ``None``: nobody in particular."""
 
 
 class KeyClearingRow(Base):

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials"]
+CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials", "oauth2-authorization-code"]
 """How a secret is sent: ``bearer``, ``basic``, an API-key ``header``, or an OAuth 2.0 client's access token."""
 
 HOST_PATTERN = r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$"
@@ -29,7 +29,9 @@ class CredentialPut(BaseModel):
     scheme: CredentialScheme = Field(
         description="`bearer`: `Authorization: Bearer <value>`; `basic`: value `user:password`; `header`: `<header>: <value>`; "
                     "`oauth2-client-credentials`: value is the client secret, the gateway sends "
-                    "`Authorization: Bearer <access token>` fetched from `token_url`.")
+                    "`Authorization: Bearer <access token>` fetched from `token_url`; `oauth2-authorization-code`: value is "
+                    "the client secret, each turn's call sends its subject's own connection's access token "
+                    "(`/v1/connections`).")
     header: str | None = Field(default=None, pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$",
                                description="The header name for scheme `header` (an API-key header).")
     allow_http: bool = Field(default=False, description="Opt in to sending this secret over plain http (an `http://` origin).")
@@ -45,7 +47,15 @@ class CredentialPut(BaseModel):
     resource: str | None = Field(default=None, max_length=2000,
                                  description="`oauth2-client-credentials`: RFC 8707 `resource` indicator sent.")
     token_auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
-        default="client_secret_basic", description="`oauth2-client-credentials`: how the client authenticates.")
+        default="client_secret_basic", description="`oauth2-*`: how the client authenticates at the token endpoint.")
+    authorization_url: str | None = Field(default=None, max_length=2000,
+                                          description="`oauth2-authorization-code`: the provider's authorization endpoint.")
+    redirect_uri: str | None = Field(default=None, max_length=2000,
+                                     description="`oauth2-authorization-code`: this deployment's "
+                                                 "`https://<host>/v1/connections/callback`, registered with the provider.")
+    revocation_url: str | None = Field(default=None, max_length=2000,
+                                       description="`oauth2-authorization-code`: the provider's RFC 7009 revocation "
+                                                   "endpoint, told when a connection is revoked.")
 
 
 class ClientOut(BaseModel):
@@ -57,6 +67,9 @@ class ClientOut(BaseModel):
     audience: str | None
     resource: str | None
     token_auth_method: str
+    authorization_url: str | None = None
+    redirect_uri: str | None = None
+    revocation_url: str | None = None
 
 
 class BindingOut(BaseModel):

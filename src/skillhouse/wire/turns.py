@@ -34,6 +34,9 @@ class TurnCreate(BaseModel):
 
     skills: list[SkillRef] = Field(min_length=1, max_length=MAX_SKILLS, description="The skill versions to bind.")
     profile: Profile = Field(default="openai", description="The provider whose wire format the tools are in.")
+    subject: str | None = Field(default=None, min_length=1, max_length=255,
+                                description="The end user the turn acts for: its calls to an `oauth2-authorization-code` "
+                                            "binding use this person's connection (`/v1/connections`).")
 
 
 class BoundRelease(BaseModel):
@@ -51,6 +54,7 @@ class TurnOut(BaseModel):
     releases: list[BoundRelease]
     tools: list[ProviderTool] = Field(description="The turn's tools in the profile's wire format.")
     created_at: float = Field(description="Epoch seconds.")
+    subject: str | None = Field(default=None, description="The end user the turn acts for, if bound with one.")
 
 
 class CallIn(BaseModel):

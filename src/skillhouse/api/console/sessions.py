@@ -205,5 +205,6 @@ class ScopeRequired:
 
 RunSessionDep = Annotated[ConsoleSession, Depends(ScopeRequired("run"))]
 ApproveSessionDep = Annotated[ConsoleSession, Depends(ScopeRequired("approve"))]
+AdminSessionDep = Annotated[ConsoleSession, Depends(ScopeRequired("admin"))]
 FormDep = Annotated[dict[str, str], Depends(checked_form)]
 FieldsDep = Annotated[dict[str, str], Depends(posted_form)]
