@@ -16,12 +16,14 @@ from skillhouse.client.errors import (
     CODE_CLASSES,
     ClientError,
     Conflict,
+    ConnectionRequired,
     NotFound,
     RequestRefused,
     ServerFailure,
     ServiceUnavailable,
     UpstreamFailed,
     class_for,
+    error_for,
 )
 from skillhouse.client.exchange import answer_error
 from skillhouse.errors import CallerError, ExternalFailure, Signal, family
@@ -82,3 +84,11 @@ def test_the_async_client_has_every_method_of_the_blocking_one_with_the_same_par
             continue
         assert inspect.iscoroutinefunction(awaited[name]), name
         assert inspect.signature(awaited[name]).parameters == inspect.signature(method).parameters, name
+
+
+def test_a_call_that_needs_the_subjects_connection_is_a_signal_carrying_the_url_to_give_the_person() -> None:
+    # a call's own answer (``{"error": {...}}`` in the call's body), as the client reads it
+    held = error_for({"code": "connection-required", "message": "connect first", "origin": "https://api.example.com",
+                      "subject": "ada", "connect_url": "https://auth.example.com/authorize?state=s"}, None)
+    assert isinstance(held, ConnectionRequired) and family(type(held)) is Signal
+    assert held.connect_url == "https://auth.example.com/authorize?state=s"

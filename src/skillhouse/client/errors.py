@@ -14,6 +14,7 @@
     ├── ServerUnreachable   Unavailable       no answer at all (``sent`` says whether the request left)
     ├── UpstreamFailed      ExternalFailure   502, ``upstream-*``: the upstream may have acted (``sent``)
     ├── ApprovalRequired    Signal            ``approval-required`` (``approval_id``): a person decides first
+    ├── ConnectionRequired  Signal            ``connection-required`` (``connect_url``): the subject connects first
     ├── GuestBuilding       Signal            503 ``guest-building`` (``retry_after``)
     └── RateLimited         Signal            ``rate-limited`` (``retry_after``): nothing was sent
 
@@ -140,6 +141,17 @@ class ApprovalRequired(ClientError, Signal):
         return str(self.details.get("approval_id", ""))
 
 
+class ConnectionRequired(ClientError, Signal):
+    """Not an error: the turn's subject has no OAuth connection to the upstream yet (nothing was sent); give
+    the person ``connect_url``, and once they have connected the identical call goes through."""
+
+    code = "connection-required"
+
+    @property
+    def connect_url(self) -> str:
+        return str(self.details.get("connect_url", ""))
+
+
 class GuestBuilding(ClientError, Signal):
     """Not an error: the server's guest is still being built; come back after ``retry_after`` seconds."""
 
@@ -177,6 +189,7 @@ CODE_CLASSES: Mapping[str, type[ClientError]] = {
     **_UPSTREAM,
     "insufficient-scope": ScopeRefused,
     "approval-required": ApprovalRequired,
+    "connection-required": ConnectionRequired,
     "guest-building": GuestBuilding,
     "rate-limited": RateLimited,
     "invalid-arguments": InvalidArguments,
