@@ -27,6 +27,7 @@ from skillhouse import telemetry
 from skillhouse.api.metrics import Metrics
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
+from skillhouse.gateway.exchange import FetchRequest, FetchResponse
 from skillhouse.store.database import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +55,9 @@ def _measure(database_url: str, port: int, release: dict[str, Any]) -> tuple[dic
     headers = {"Content-Type": "application/json"}
 
     def send(n: int) -> None:
-        request = {"method": "POST", "url": "http://hollowbrook.local:8084/bookings", "headers": headers, "body": _booking(n)}
-        assert gateway.fetch(turn, request).get("status") == 201
+        request = FetchRequest("POST", "http://hollowbrook.local:8084/bookings", tuple(headers.items()), _booking(n))
+        answer = gateway.fetch(turn, request)
+        assert isinstance(answer, FetchResponse) and answer.status == 201, answer
 
     def off() -> None:
         gateway.observers.clear()

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.gateway.wire import json_upstream
 
 from skillhouse.compiler import compile_dir
 from skillhouse.host import TurnHost, make_runner
 from skillhouse.host.runner import GuestRunner
 from skillhouse.host.runner_pool import RunnerPool
+from skillhouse.host.turn import Fetch
 from skillhouse.host.wasm_build import GuestApp
 from skillhouse.host.wasm_runner import WasmRunner
 
@@ -29,9 +30,9 @@ def hollowbrook() -> dict[str, Any]:
     return compiled.document
 
 
-def answering(marker: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def answering(marker: str) -> Fetch:
     """A fetch that answers every request with ``marker`` in its body."""
-    return lambda request: {"status": 200, "headers": {}, "body": marker}
+    return json_upstream(lambda request: {"status": 200, "headers": {}, "body": marker})
 
 
 def probe_runner(host: TurnHost, kind: str) -> GuestRunner:
@@ -101,7 +102,7 @@ def test_an_idle_runner_reaches_no_gateway() -> None:
         calls.append(request)
         return {"status": 200, "headers": {}, "body": "sent"}
 
-    with pool.checkout("probe", "acme", [], fetch) as runner:
+    with pool.checkout("probe", "acme", [], json_upstream(fetch)) as runner:
         assert json.loads(runner.call_tool("echo", "{}"))["body"] == "sent"
     # the runner is idle in the pool now: its guest, were it entered, would reach no one's fetch
     assert isinstance(runner, WasmRunner)
