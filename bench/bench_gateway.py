@@ -41,6 +41,7 @@ from targets import GATEWAY
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
+from skillhouse.gateway.exchange import FetchRequest, FetchResponse
 from skillhouse.store.database import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,9 +139,9 @@ def _measure(database_url: str, port: int, release: dict[str, Any], direct: Call
     headers = {"Content-Type": "application/json"}
 
     def send(n: int) -> None:
-        request = {"method": "POST", "url": "http://hollowbrook.local:8084/bookings", "headers": headers, "body": _booking(n)}
+        request = FetchRequest("POST", "http://hollowbrook.local:8084/bookings", tuple(headers.items()), _booking(n))
         answer = gateway.fetch(turn, request)
-        assert answer.get("status") == 201, answer
+        assert isinstance(answer, FetchResponse) and answer.status == 201, answer
 
     try:
         for n in range(200):

@@ -1,4 +1,5 @@
-"""Settings read every environment variable, and docs/configuration.md lists each one with its field.
+"""Settings read every environment variable, each field names the variable that sets it, and
+docs/configuration.md is generated from the fields (``docs/hooks/configuration.py``).
 
 Nothing else in ``src`` reads the environment: a new ``os.environ`` or ``getenv`` outside
 ``skillhouse/settings.py`` fails here unless it passes a child process's environment through and is
@@ -13,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from docs.hooks.configuration import SECTIONS, field_docs, render, render_page, rows, shown_default, variable
 
 from skillhouse.settings import Settings
 
@@ -58,14 +60,14 @@ def env_reads(text: str) -> list[int]:
             if ENV_READ.search(line.split("#", 1)[0])]
 
 
-def documented() -> list[tuple[str, set[str]]]:
-    """Each row of the doc's tables: the variable and the fields it sets."""
-    rows = []
-    for line in DOC.read_text(encoding="utf-8").splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("| `") and len(cells) == 4:
-            rows.append((cells[0].strip("`"), set(re.findall(r"`([a-z_]+)`", cells[1]))))
-    return rows
+def variables() -> dict[str, set[str]]:
+    """Each variable the fields name (their own, and those a computed default reads) and the fields it sets."""
+    found: dict[str, set[str]] = {}
+    for field in dataclasses.fields(Settings):
+        named = variable(field)
+        for name in (named.name, *named.also):
+            found.setdefault(name, set()).add(field.name)
+    return found
 
 
 def test_the_environment_is_read_in_settings_and_nowhere_else_in_src() -> None:
@@ -94,28 +96,54 @@ def test_the_scan_ignores_comments_and_words_that_only_look_alike() -> None:
     assert env_reads("# os.environ is read in settings.py\nenvironment = {}\nSettings.from_env(env)\n") == []
 
 
-def test_every_variable_settings_reads_is_documented_and_every_documented_one_is_read() -> None:
+def test_every_variable_settings_reads_is_named_by_a_field_and_every_named_one_is_read() -> None:
     env = RecordingEnv()
     Settings.from_env(env)
-    assert {variable for variable, _ in documented()} == env.asked
+    assert set(variables()) == env.asked
 
 
-def test_every_field_of_settings_is_documented_and_every_documented_field_exists() -> None:
-    rows = documented()
-    assert all(fields for _, fields in rows), "each row names the field its variable sets"
-    assert set().union(*(fields for _, fields in rows)) == {f.name for f in dataclasses.fields(Settings)}
+def test_the_page_has_a_row_for_every_field_with_its_variable_type_default_and_docstring() -> None:
+    docs = field_docs()
+    listed = {cells[1].strip("`"): cells for section in SECTIONS for cells in rows(section)}
+    assert set(listed) == {f.name for f in dataclasses.fields(Settings)}
+    assert sum(len(rows(section)) for section in SECTIONS) == len(listed)  # each field in one table
+    for field in dataclasses.fields(Settings):
+        named, cells = variable(field), listed[field.name]
+        assert cells[0] == f"`{named.name}`" and cells[3] == shown_default(field)
+        assert docs[field.name].split()[0].replace("``", "`") in cells[4], field.name
+        # a default computed from another variable says which
+        assert all(f"`{other}`" in cells[3] or f"${other}" in cells[3] for other in named.also), field.name
+    assert listed["key_lease_seconds"][2:4] == ("`float`", "`45`")
+    assert listed["guest_cache"][2:4] == ("`Path | None`", "unset")
+    assert listed["resolve"][2:4] == ("`dict[tuple[str, int], str]`", "none")
 
 
-@pytest.mark.parametrize("row", documented(), ids=lambda row: row[0])
-def test_each_documented_variable_sets_the_fields_its_row_names(row: tuple[str, set[str]], tmp_path: Path) -> None:
-    variable, fields = row
+def test_the_defaults_shown_are_those_from_env_gives() -> None:
+    # from_env with nothing set builds what Settings() holds, so each field's default is the variable's
+    assert Settings.from_env({}) == Settings()
+
+
+def test_the_page_keeps_its_prose_and_fills_every_marker() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    page = render_page(text)
+    assert "<!-- settings:" not in page and "## The model: `POST /v1/turns/{id}/run`" in page
+    assert all(render(section) in page for section in SECTIONS)
+    with pytest.raises(ValueError, match="marker"):
+        render_page(text.replace("<!-- settings: cli -->", ""))
+    with pytest.raises(ValueError, match="section 'client'"):
+        render("client")
+
+
+@pytest.mark.parametrize("row", sorted(variables().items()), ids=lambda row: row[0])
+def test_each_variable_sets_the_fields_that_name_it(row: tuple[str, set[str]], tmp_path: Path) -> None:
+    name, fields = row
     samples = {"SKILLHOUSE_RESOLVE": "a.example:80=127.0.0.1,acme/b.example:80=127.0.0.2",
                "SKILLHOUSE_PRIVATE_HOSTS": "a.example,acme/b.example", "SKILLHOUSE_DEFERRED": "yes",
                "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_DATABASE_URL": "sqlite:///elsewhere.db",
                "SKILLHOUSE_TELEMETRY": "otlp", "SKILLHOUSE_TRACE_UPSTREAMS": "yes", "SKILLHOUSE_LOG_FORMAT": "json"}
-    value = samples.get(variable) or ("7" if variable.endswith(("_SECONDS", "_CALLS", "_BYTES", "_TIMEOUT"))
-                                      else str(tmp_path / "x"))
-    before, after = Settings.from_env({}), Settings.from_env({variable: value})
+    value = samples.get(name) or ("7" if name.endswith(("_SECONDS", "_CALLS", "_BYTES", "_TIMEOUT"))
+                                  else str(tmp_path / "x"))
+    before, after = Settings.from_env({}), Settings.from_env({name: value})
     changed = {f.name for f in dataclasses.fields(Settings) if getattr(before, f.name) != getattr(after, f.name)}
     if "data_dir" in fields:
         changed.discard("database_url")  # the default database lives in the data directory

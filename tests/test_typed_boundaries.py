@@ -1,9 +1,11 @@
 """The values that cross a layer boundary are typed, and stay so.
 
 Compiler to registry and store, registry to the front ends, gateway to host, host to the API, guest to
-host: what crosses is a frozen dataclass, a ``Literal`` vocabulary, or (where the value is JSON by
-contract: release documents, tool definitions, ``fetch_url`` requests and answers) one of the names in
-:mod:`skillhouse.json_types`. The annotations are read as written (every module uses postponed
+host, the audit trail to the console: what crosses is a frozen dataclass, a ``Literal`` vocabulary, or
+(where the value is JSON by contract: release documents, tool definitions, what the guest and the host
+say across the component boundary) one of the names in :mod:`skillhouse.json_types`. A ``fetch_url``
+request and its answer are JSON between guest and host and typed between host and gateway: the host
+reads the JSON in one place and writes it in one place (``host/turn.py``). The annotations are read as written (every module uses postponed
 annotations), so a signature that falls back to ``dict[str, Any]`` fails here even though the names
 are the same type at run time. The routes carry no ``type: ignore``.
 """
@@ -19,20 +21,35 @@ from typing import Any, get_args
 
 import pytest
 
+from skillhouse.api.console import routes_approvals, routes_audit
 from skillhouse.api.routes_guest import GuestOut
 from skillhouse.api.routes_runtime import ResolvedManifestOut, SkillSpecRecord, ToolSpecRecord
 from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, neutral_tool
 from skillhouse.compiler.model import Argument
 from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
 from skillhouse.gateway import Gateway, TurnContext
+from skillhouse.gateway.audit_queries import AuditRecord, audit_page, audit_rows
 from skillhouse.gateway.canonical import CanonicalRequest
 from skillhouse.gateway.credentials import ALL_SCHEMES, Binding, CredentialScheme
+from skillhouse.gateway.errors import InvalidRequest
+from skillhouse.gateway.exchange import (
+    FetchRefusal,
+    FetchRequest,
+    FetchResponse,
+    UnreadRequest,
+    read_answer,
+    read_request,
+    refusal,
+    replayed,
+)
+from skillhouse.gateway.idempotency import KeyRow, Replay
 from skillhouse.gateway.matching import BoundOperation, Match
+from skillhouse.gateway.redaction import Redactor
 from skillhouse.guest.translation import build_request, translate
 from skillhouse.host.calls import run_agent, run_call
 from skillhouse.host.guest_state import GuestPhase, GuestStatus
 from skillhouse.host.runner import RUNNER_KINDS, RunnerKind
-from skillhouse.host.turn import TurnHost
+from skillhouse.host.turn import Fetch, TurnHost
 from skillhouse.registry.builtin_releases import ReleaseView, compile_files
 from skillhouse.registry.manifests import ManifestSource, ResolvedManifest
 from skillhouse.registry.releases import get_release, list_releases, publish_version, release_tools
@@ -41,6 +58,7 @@ from skillhouse.registry.skills import VersionSource, VersionView
 from skillhouse.registry.specs import STATES, State
 from skillhouse.registry.tool_specs import ToolSpecView
 from skillhouse.registry.turns import Turn, bind_turn, load_turn
+from skillhouse.store.gateway_tables import AuditRow
 from skillhouse.wire.credentials import BindingOut
 from skillhouse.wire.skills import Profile, VersionOut
 
@@ -62,7 +80,12 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
     (load_turn, {"return": "Turn"}),
     (Turn.tools, {"return": "list[ProviderTool]"}),
     # gateway -> host
-    (Gateway.fetch, {"turn": "TurnContext", "request": "FetchRequest", "return": "FetchAnswer"}),
+    (Gateway.fetch, {"turn": "TurnContext", "request": "FetchRequest | UnreadRequest", "return": "FetchAnswer"}),
+    (Redactor.answer, {"return": "FetchAnswer"}),
+    (read_request, {"value": "object", "return": "FetchRequest | UnreadRequest"}),
+    # gateway -> console: the audit trail as a person reads it
+    (audit_rows, {"return": "list[AuditRecord]"}),
+    (audit_page, {"return": "Page[AuditRecord]"}),
     # host -> API and MCP
     (run_call, {"releases": "Sequence[ReleaseDocument]", "arguments": "JsonObject", "return": "ToolAnswer"}),
     (run_agent, {"releases": "Sequence[ReleaseDocument]", "request": "JsonObject",
@@ -77,6 +100,7 @@ FROZEN_VALUES = [
     CompiledSkill, OperationDecl, Argument,  # compiler
     ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest,  # registry
     TurnContext, CanonicalRequest, Binding, BoundOperation, Match,  # gateway
+    FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow, AuditRecord,  # gateway <-> host, console
     GuestStatus,  # host
 ]
 
@@ -159,3 +183,55 @@ def test_a_type_ignore_left_in_src_says_why() -> None:
     unexplained = [line for line in _ignores(SRC) if not re.search(r"type:\s*ignore\[[a-z-]+(, *[a-z-]+)*\]\s*#\s*\S", line)]
     assert unexplained == []
 
+
+
+def test_the_host_hands_the_gateway_typed_values_and_never_its_json() -> None:
+    # Fetch is the callable a TurnHost is given: typed on both sides, so the JSON stays in TurnHost.fetch_url
+    assert get_args(typing.get_type_hints(TurnHost.__init__)["fetch"]) == get_args(Fetch)
+    assert get_args(Fetch)[0] == [FetchRequest | UnreadRequest]
+    assert set(get_args(get_args(Fetch)[1])) == {FetchResponse, FetchRefusal}
+
+
+def test_json_is_read_and_written_at_one_place_between_host_and_gateway() -> None:
+    # read_request, read_answer and document() are the conversions; outside the gateway's own modules and
+    # the host's turn, no module of src calls them
+    allowed = {"gateway/exchange.py", "gateway/idempotency.py", "host/turn.py"}
+    callers = sorted(
+        path.relative_to(SRC).as_posix() for path in SRC.rglob("*.py")
+        if re.search(r"\bread_request\(|\bread_answer\(", path.read_text(encoding="utf-8"))
+    )
+    assert set(callers) <= allowed and "host/turn.py" in callers
+
+
+def test_a_fetch_value_round_trips_through_its_json_exactly() -> None:
+    request = {"method": "POST", "url": "https://a.example/x", "headers": {"B": "2", "A": "1"}, "body": "{}"}
+    read = read_request(request)
+    assert isinstance(read, FetchRequest) and read.document() == request
+    assert list(read.document()["headers"]) == ["B", "A"]  # the guest's order is kept
+    for answer in ({"status": 201, "headers": {"x": "1"}, "body": "ok"},
+                   {"status": 200, "headers": {}, "body": "", "replayed": True},
+                   {"error": {"code": "approval-required", "message": "held", "approval_id": "apr_1"}},
+                   {"error": {"code": "response-withheld", "message": "m", "status": 200}, "replayed": True}):
+        assert read_answer(answer).document() == answer
+    assert replayed(read_answer({"status": 201, "headers": {}, "body": ""})).document()["replayed"] is True
+
+
+@pytest.mark.parametrize(("value", "field"), [
+    ([], "request"), ({"method": 7, "url": "u"}, "method"), ({"method": "TRACE", "headers": 1}, "method"),
+    ({"method": "GET", "url": ""}, "url"), ({"method": "GET", "url": "u", "headers": {"a": 1}}, "headers"),
+    ({"method": "GET", "url": "u", "body": 7}, "body"),
+])
+def test_json_that_is_no_request_is_read_as_an_unread_request_saying_where(value: object, field: str) -> None:
+    read = read_request(value)
+    assert isinstance(read, UnreadRequest) and read.field == field
+
+
+def test_a_refusal_answers_the_errors_own_document() -> None:
+    error = InvalidRequest("bad", field="headers", reason="too-many")
+    assert refusal(error).document() == error.document()
+
+
+def test_the_console_hands_its_templates_typed_audit_rows() -> None:
+    assert [f.name for f in dataclasses.fields(AuditRecord)] == [c.name for c in AuditRow.__table__.columns]
+    for module in (routes_audit, routes_approvals):  # no row read as a dict on the way to the template
+        assert not re.search(r"\brow\[\"", Path(typing.cast(str, module.__file__)).read_text(encoding="utf-8"))

@@ -2,7 +2,8 @@
 
 Some values are JSON by contract and stay plain dicts: a release document is hashed as its canonical
 JSON, a tool definition is sent to a model provider as JSON, a JSON Schema is a JSON document, and the
-guest and the host speak JSON across the component boundary. Everything else that crosses a layer
+guest and the host speak JSON across the component boundary (the host reads a ``fetch_url`` request
+once into the gateway's typed request, and writes its typed answer once). Everything else that crosses a layer
 boundary is a frozen dataclass (a Pydantic model where it meets the HTTP API).
 
 The aliases are plain ``dict[str, Any]``: no copy or check at run time, and the wire formats stay
@@ -38,12 +39,14 @@ ProviderTool: TypeAlias = dict[str, Any]
 ProblemDocument: TypeAlias = dict[str, Any]
 """One located problem as JSON: ``path``, ``code`` and ``message``."""
 
-FetchRequest: TypeAlias = dict[str, Any]
-"""A ``fetch_url`` request as the guest sends it to the host: ``method``, ``url``, ``headers``, ``body``."""
+FetchRequestDocument: TypeAlias = dict[str, Any]
+"""A ``fetch_url`` request as JSON, as the guest sends it to the host: ``method``, ``url``, ``headers``,
+``body``. The host reads it once into a typed request (:mod:`skillhouse.gateway.exchange`)."""
 
-FetchAnswer: TypeAlias = dict[str, Any]
-"""The answer to a ``fetch_url`` request: ``status``, ``headers`` and ``body`` (``replayed`` when it is a
-stored answer), or ``{"error": {"code", "message", ...}}``. The gateway stores it under an idempotency key."""
+FetchAnswerDocument: TypeAlias = dict[str, Any]
+"""The answer to a ``fetch_url`` request as JSON: ``status``, ``headers`` and ``body`` (``replayed`` when
+it is a stored answer), or ``{"error": {"code", "message", ...}}``: what the guest reads and what the
+gateway stores under an idempotency key (written from, and read back into, a typed answer)."""
 
 ToolAnswer: TypeAlias = dict[str, Any]
 """The guest's answer to one tool call: the ``fetch_url`` answer of the request it sent, or a refusal of
@@ -71,8 +74,8 @@ def one_of(value: object, names: tuple[Name, ...], what: str) -> Name:
 
 __all__ = [
     "ChatMessage",
-    "FetchAnswer",
-    "FetchRequest",
+    "FetchAnswerDocument",
+    "FetchRequestDocument",
     "JsonObject",
     "JsonSchema",
     "ModelAnswer",

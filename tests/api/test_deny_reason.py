@@ -8,6 +8,7 @@ from collections.abc import Callable
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.api.test_scoped_decisions_and_sessions import CHARGE, HOLLOWBROOK, held_charge
+from tests.gateway.wire import fetch_json
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
@@ -31,7 +32,7 @@ def test_a_denial_with_a_reason_is_on_the_approval_and_told_to_the_model(
     assert compiled is not None
     gateway = Gateway(app.state.database, GatewayConfig(resolve={("hollowbrook.local", 8084): "127.0.0.1:9"}))
     try:
-        again = gateway.fetch(TurnContext("acme", "turn-held", BoundReleases([compiled.document])), CHARGE)
+        again = fetch_json(gateway, TurnContext("acme", "turn-held", BoundReleases([compiled.document])), CHARGE)
     finally:
         gateway.close()
     assert again["error"]["code"] == "approval-denied"

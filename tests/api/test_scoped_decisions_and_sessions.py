@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from tests.api.test_token_scopes import console_session
+from tests.gateway.wire import fetch_json
 
 from skillhouse.api.console.sessions import SESSION_COOKIE
 from skillhouse.compiler import compile_dir
@@ -29,7 +30,7 @@ def held_charge(app: FastAPI, tenant: str = "acme") -> str:
     assert compiled is not None, errors
     gateway = Gateway(app.state.database, GatewayConfig(resolve={("hollowbrook.local", 8084): "127.0.0.1:9"}))
     try:
-        answer = gateway.fetch(TurnContext(tenant, "turn-held", BoundReleases([compiled.document])), CHARGE)
+        answer = fetch_json(gateway, TurnContext(tenant, "turn-held", BoundReleases([compiled.document])), CHARGE)
     finally:
         gateway.close()
     assert answer["error"]["code"] == "approval-required", answer

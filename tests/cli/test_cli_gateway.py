@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from cryptography.fernet import Fernet
+from tests.gateway.wire import fetch_json
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
@@ -37,7 +38,7 @@ def held_approval(env: dict[str, str]) -> str:
     # the name must pass the egress rule; the charge is held before anything is sent, so no server is needed
     gateway = Gateway(database, GatewayConfig(resolve={("hollowbrook.local", 8084): "127.0.0.1:9"}))
     try:
-        answer = gateway.fetch(TurnContext("acme", "turn-cli", BoundReleases([compiled.document])), CHARGE)
+        answer = fetch_json(gateway, TurnContext("acme", "turn-cli", BoundReleases([compiled.document])), CHARGE)
     finally:
         gateway.close()
         database.dispose()

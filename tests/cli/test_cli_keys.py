@@ -10,6 +10,7 @@ import pytest
 from cryptography.fernet import Fernet
 from tests.gateway.conftest import drop_postgres_database, fresh_postgres_database
 from tests.gateway.hostile_upstream import Hostile
+from tests.gateway.wire import fetch_json
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
@@ -41,7 +42,7 @@ def book(env: dict[str, str], hostile: Hostile) -> dict[str, object]:
     database = open_database(env["SKILLHOUSE_DATABASE_URL"])
     gateway = Gateway(database, GatewayConfig(resolve={("hollowbrook.local", 8084): f"127.0.0.1:{hostile.port}"}))
     try:
-        answer: dict[str, object] = gateway.fetch(TurnContext("acme", "turn-cli", BoundReleases([compiled.document])), BOOKING)
+        answer: dict[str, object] = fetch_json(gateway, TurnContext("acme", "turn-cli", BoundReleases([compiled.document])), BOOKING)
         return answer
     finally:
         gateway.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.cli.test_cli_keys import BOOKING, HOLLOWBROOK, env  # noqa: F401 - the fixture
+from tests.gateway.wire import fetch_json
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
@@ -24,8 +25,8 @@ def test_a_limit_set_with_the_cli_holds_calls_and_is_listed_and_deleted(env: dic
     gateway = Gateway(database, GatewayConfig(resolve={("hollowbrook.local", 8084): "127.0.0.1:9"}))
     turn = TurnContext("acme", "turn-cli", BoundReleases([compiled.document]))
     try:
-        gateway.fetch(turn, BOOKING)  # admitted (and refused by the closed port: nothing listens on 9)
-        limited = gateway.fetch(turn, BOOKING)["error"]
+        fetch_json(gateway, turn, BOOKING)  # admitted (and refused by the closed port: nothing listens on 9)
+        limited = fetch_json(gateway, turn, BOOKING)["error"]
         assert isinstance(limited, dict) and limited["code"] == "rate-limited"
     finally:
         gateway.close()

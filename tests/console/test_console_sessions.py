@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from tests.console.world import RIVAL, TENANT, World
+from tests.gateway.wire import fetch_json
 
 from skillhouse.api.console.sessions import SESSION_COOKIE, sign, unsign
 from skillhouse.gateway import ApprovalStore, BoundReleases, TurnContext
@@ -51,7 +52,7 @@ def hold_charge(world: World, tenant: str, description: str, headers: dict[str, 
     """A charge held by the real gateway, sent as a turn's guest would hand it over."""
     context = TurnContext(tenant, f"turn-{tenant}", BoundReleases([world.releases[(tenant, "1.0.0")]]))
     body = {"amount_cents": 1200, "booking_id": "bk_9999", "description": description}
-    answer = world.gateway.fetch(context, {"method": "POST", "url": "http://hollowbrook.local:8084/charges",
+    answer = fetch_json(world.gateway, context, {"method": "POST", "url": "http://hollowbrook.local:8084/charges",
                                            "headers": {"Content-Type": "application/json", **(headers or {})},
                                            "body": json.dumps(body)})
     assert answer["error"]["code"] == "approval-required", answer

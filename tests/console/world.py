@@ -15,6 +15,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from tests.gateway.wire import fetch_json
 from tests.real_parts import guest_cache
 
 from skillhouse.api.app import create_app
@@ -188,10 +189,10 @@ def add_busy_tenant(world: World, approvals: int = 25, refused: int = 40) -> Non
     context = TurnContext(BUSY, "turn-busy", BoundReleases([world.releases[(BUSY, "1.0.0")]]))
     for number in range(approvals):
         body = json.dumps({"amount_cents": 100 + number, "booking_id": f"bk_{number:04d}", "description": "room"})
-        answer = world.gateway.fetch(context, {"method": "POST", "url": "http://hollowbrook.local:8084/charges",
+        answer = fetch_json(world.gateway, context, {"method": "POST", "url": "http://hollowbrook.local:8084/charges",
                                                "headers": {"Content-Type": "application/json"}, "body": body})
         assert answer["error"]["code"] == "approval-required", answer
     for number in range(refused):
-        answer = world.gateway.fetch(context, {"method": "GET", "url": f"https://elsewhere.example/{number}",
+        answer = fetch_json(world.gateway, context, {"method": "GET", "url": f"https://elsewhere.example/{number}",
                                                "headers": {}, "body": None})
         assert answer["error"]["code"] == "egress-refused", answer

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, KeyPolicy, TurnContext
+from skillhouse.gateway.exchange import FetchRequest
 from skillhouse.store.database import open_database
 
 BOOKING = {"arrival": "2030-05-01", "departure": "2030-05-03", "guest_name": "Ada", "room_id": 2}
@@ -23,9 +24,9 @@ def main() -> None:
     config = GatewayConfig(resolve={("hollowbrook.local", 8084): f"127.0.0.1:{port}"}, keys=KeyPolicy(lease_seconds=lease))
     gateway = Gateway(open_database(url), config)
     turn = TurnContext("tenant-a", "turn-1", BoundReleases([compiled.document]))
-    request = {"method": "POST", "url": "http://hollowbrook.local:8084/bookings",
-               "headers": {"Content-Type": "application/json"}, "body": json.dumps(BOOKING, sort_keys=True)}  # fmt: skip
-    print(json.dumps(gateway.fetch(turn, request)), flush=True)
+    request = FetchRequest("POST", "http://hollowbrook.local:8084/bookings", (("Content-Type", "application/json"),),
+                           json.dumps(BOOKING, sort_keys=True))
+    print(json.dumps(gateway.fetch(turn, request).document()), flush=True)
 
 
 if __name__ == "__main__":

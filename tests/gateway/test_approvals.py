@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from tests.gateway.conftest import gateway_for
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayError, TurnContext
 from skillhouse.store.database import Database
@@ -26,7 +27,7 @@ def charge(amount: int = 19000, description: str = "Two nights") -> dict[str, An
 
 
 def test_a_gated_request_is_held_and_not_sent(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    answer = gateway.fetch(turn, charge())
+    answer = fetch_json(gateway, turn, charge())
     assert answer["error"]["code"] == "approval-required"
     assert answer["error"]["approval_id"].startswith("apr_")
     assert upstream.recorder.charges == []
@@ -37,33 +38,33 @@ def test_a_gated_request_is_held_and_not_sent(gateway: Gateway, turn: TurnContex
 
 
 def test_the_same_held_request_names_the_same_approval(gateway: Gateway, turn: TurnContext) -> None:
-    first = gateway.fetch(turn, charge())["error"]["approval_id"]
-    assert gateway.fetch(turn, charge())["error"]["approval_id"] == first
+    first = fetch_json(gateway, turn, charge())["error"]["approval_id"]
+    assert fetch_json(gateway, turn, charge())["error"]["approval_id"] == first
 
 
 def test_an_approved_identical_request_runs_once(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops@example.com")
-    assert gateway.fetch(turn, charge())["status"] == 201
-    again = gateway.fetch(turn, charge())
+    assert fetch_json(gateway, turn, charge())["status"] == 201
+    again = fetch_json(gateway, turn, charge())
     assert len(upstream.recorder.charges) == 1
     # the identity key answers the identical retry from the store: still one charge
     assert again.get("replayed") is True
 
 
 def test_a_modified_request_needs_a_new_approval(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
-    modified = gateway.fetch(turn, charge(description="Two nights and breakfast"))
+    modified = fetch_json(gateway, turn, charge(description="Two nights and breakfast"))
     assert modified["error"]["code"] == "approval-required"
     assert modified["error"]["approval_id"] != approval_id
     assert upstream.recorder.charges == []
 
 
 def test_a_replayed_approval_is_refused(gateway: Gateway, turn: TurnContext) -> None:
-    approval_id = gateway.fetch(turn, charge(amount=500))["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge(amount=500))["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
-    gateway.fetch(turn, charge(amount=500))
+    fetch_json(gateway, turn, charge(amount=500))
     assert gateway.approvals.get(turn.tenant, approval_id).state == "used"
     with pytest.raises(GatewayError) as refused:
         gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
@@ -74,11 +75,11 @@ def test_an_expired_approval_is_refused_and_does_not_run(
     database: Database, upstream: Upstream, turn: TurnContext
 ) -> None:
     gateway = gateway_for(database, upstream, approval_ttl_seconds=60)
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
     later = time.time() + 120
     gateway.approvals.clock = lambda: later
-    answer = gateway.fetch(turn, charge())
+    answer = fetch_json(gateway, turn, charge())
     assert answer["error"]["code"] == "approval-required"
     assert answer["error"]["approval_id"] != approval_id
     assert gateway.approvals.get(turn.tenant, approval_id).state == "expired"
@@ -94,18 +95,18 @@ def test_an_expired_approval_is_refused_and_does_not_run(
 def test_a_denied_request_does_not_run_and_its_retry_is_refused_not_held_again(
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     assert gateway.approvals.decide(turn.tenant, approval_id, approve=False, by="ops").state == "denied"
-    retried = gateway.fetch(turn, charge())["error"]
+    retried = fetch_json(gateway, turn, charge())["error"]
     assert (retried["code"], retried["approval_id"]) == ("approval-denied", approval_id)
     assert [a.id for a in gateway.approvals.list(turn.tenant)] == [approval_id]
     assert upstream.recorder.charges == []
     # a different request is a different question
-    assert gateway.fetch(turn, charge(amount=100))["error"]["code"] == "approval-required"
+    assert fetch_json(gateway, turn, charge(amount=100))["error"]["code"] == "approval-required"
 
 
 def test_another_tenant_cannot_see_or_decide_an_approval(gateway: Gateway, turn: TurnContext) -> None:
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     with pytest.raises(GatewayError) as refused:
         gateway.approvals.decide("tenant-b", approval_id, approve=True, by="intruder")
     assert refused.value.code == "approval-not-found"
@@ -117,16 +118,16 @@ def test_an_approval_is_not_used_up_by_a_request_that_did_not_run(
     # The charge's identity is (booking_id, amount_cents). While the first approved charge is still
     # in flight, a second one with the same identity and another description is approved and sent:
     # its key is taken by a different request, so it does not run, and its approval stays usable.
-    first = gateway.fetch(turn, charge())["error"]["approval_id"]
+    first = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, first, approve=True, by="ops")
     upstream.recorder.hold = threading.Event()
-    running = threading.Thread(target=gateway.fetch, args=(turn, charge()))
+    running = threading.Thread(target=fetch_json, args=(gateway, turn, charge()))
     running.start()
     assert upstream.recorder.received.wait(10)
     other = charge(description="Two nights, paid twice")
-    second = gateway.fetch(turn, other)["error"]["approval_id"]
+    second = fetch_json(gateway, turn, other)["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, second, approve=True, by="ops")
-    refused = gateway.fetch(turn, other)
+    refused = fetch_json(gateway, turn, other)
     upstream.recorder.hold.set()
     running.join(10)
     assert refused["error"]["code"] in ("idempotency-mismatch", "idempotency-conflict")

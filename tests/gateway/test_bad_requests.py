@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from tests.gateway.conftest import booking_request
 from tests.gateway.test_canonical_spellings import CHARGE, post, stored_counts
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, TurnContext
 from skillhouse.store.gateway_tables import AuditRow
@@ -73,7 +74,7 @@ def test_a_bad_request_is_refused_with_its_place_before_anything_is_claimed_or_s
     gateway: Gateway, turn: TurnContext, upstream: Upstream, request_: dict[str, Any], code: str, where: str,
     reason: str | None,
 ) -> None:
-    answer = gateway.fetch(turn, request_)
+    answer = fetch_json(gateway, turn, request_)
     error = answer["error"]
     assert (error["code"], error["field"], error.get("reason")) == (code, where, reason), error
     assert upstream.recorder.requests == [] and stored_counts(gateway) == (0, 0)
@@ -81,14 +82,14 @@ def test_a_bad_request_is_refused_with_its_place_before_anything_is_claimed_or_s
         refused = session.scalar(select(func.count()).select_from(AuditRow).where(AuditRow.decision == "refused"))
     assert refused == 1
     # the same booking, written well, still books once: nothing was left claimed by the refusal
-    assert gateway.fetch(turn, booking_request())["status"] == 201
+    assert fetch_json(gateway, turn, booking_request())["status"] == 201
 
 
 def test_a_guest_header_is_sent_lower_cased_and_trimmed_and_gateway_headers_are_its_own(
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
     request = with_headers({"X-Trace": "  abc  ", "Accept-Encoding": "gzip", "Host": "evil.test", "Idempotency-Key": "mine"})
-    assert gateway.fetch(turn, request)["status"] == 201
+    assert fetch_json(gateway, turn, request)["status"] == 201
     sent = upstream.recorder.requests[0]["headers"]
     assert sent["x-trace"] == "abc" and sent["Accept-Encoding"] == "identity"
     assert sent["Host"] == "hollowbrook.local:8084" and sent["Idempotency-Key"].startswith("skh-")
@@ -99,14 +100,14 @@ def test_the_approval_shows_the_exact_body_that_is_sent_and_another_spelling_nee
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
     charges = "http://hollowbrook.local:8084/charges"
-    held = gateway.fetch(turn, post(charges, CHARGE))["error"]
+    held = fetch_json(gateway, turn, post(charges, CHARGE))["error"]
     approval = gateway.approvals.get("tenant-a", held["approval_id"])
     assert approval.canonical["body"] == {"text": CHARGE}
     assert approval.canonical["headers"] == {"content-type": "application/json"}
-    respaced = gateway.fetch(turn, post(charges, CHARGE.replace(", ", ",")))["error"]
+    respaced = fetch_json(gateway, turn, post(charges, CHARGE.replace(", ", ",")))["error"]
     assert respaced["code"] == "approval-required" and respaced["approval_id"] != held["approval_id"]
     gateway.approvals.decide("tenant-a", held["approval_id"], True, "ops")
-    assert gateway.fetch(turn, post(charges, CHARGE))["status"] == 201
+    assert fetch_json(gateway, turn, post(charges, CHARGE))["status"] == 201
     assert upstream.recorder.requests[0]["body"] == CHARGE  # byte for byte what the approver read
 
 
@@ -117,7 +118,7 @@ def test_any_header_value_is_sent_exactly_as_approved_or_refused_before_anything
 ) -> None:
     headers = {"Content-Type": "application/json", name: value} if name == "X-Note" else {name: value}
     before = (len(upstream.recorder.requests), stored_counts(gateway))
-    answer = gateway.fetch(turn, {**post("http://hollowbrook.local:8084/echo", "{}"), "headers": headers})
+    answer = fetch_json(gateway, turn, {**post("http://hollowbrook.local:8084/echo", "{}"), "headers": headers})
     printable = all(c == "\t" or " " <= c <= "~" for c in value)
     if not printable:
         assert (answer["error"]["code"], answer["error"]["reason"]) == ("invalid-request", "invalid-value")
@@ -133,5 +134,5 @@ def test_a_body_that_is_not_one_json_document_is_sent_as_its_text(
 ) -> None:
     lines = '{"a":1}\n{"a":1}\n'  # NDJSON: repeated keys across lines are separate documents
     request = {**post("http://hollowbrook.local:8084/echo", lines), "headers": {"Content-Type": "application/x-ndjson"}}
-    assert gateway.fetch(turn, request)["status"] == 200
+    assert fetch_json(gateway, turn, request)["status"] == 200
     assert upstream.recorder.requests[0]["body"] == lines

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.compiler.url_form import UNRESERVED
 from skillhouse.gateway import Gateway, TurnContext
@@ -125,13 +126,13 @@ def test_a_charge_spelled_any_way_is_refused_or_held_like_its_canonical_form(
 ) -> None:
     url = data.draw(urls("/charges"), label="url")
     before = (len(upstream.recorder.requests), stored_counts(gateway))
-    answer = gateway.fetch(turn, post(url, CHARGE))
+    answer = fetch_json(gateway, turn, post(url, CHARGE))
     canonical = canonical_or_none(url)
     if canonical is None:
         assert_refused_and_nothing_done(answer, gateway, upstream, before)
         return
     # the same answer as the canonical form: for a held charge, the same approval (the same commitment)
-    assert without_replayed(gateway.fetch(turn, post(canonical, CHARGE))) == without_replayed(answer)
+    assert without_replayed(fetch_json(gateway, turn, post(canonical, CHARGE))) == without_replayed(answer)
     assert upstream.recorder.charges == []
     if canonical_url(url).path.rstrip("/") != "/charges":
         return  # another resource (/charges. or /): not the operation, and decided as what it is
@@ -147,14 +148,14 @@ def test_a_booking_spelled_any_way_is_refused_or_keyed_like_its_canonical_form(
 ) -> None:
     url = data.draw(urls("/bookings"), label="url")
     before = (len(upstream.recorder.requests), stored_counts(gateway))
-    answer = gateway.fetch(turn, post(url, BOOKING))
+    answer = fetch_json(gateway, turn, post(url, BOOKING))
     canonical = canonical_or_none(url)
     if canonical is None:
         assert_refused_and_nothing_done(answer, gateway, upstream, before)
         return
     if answer.get("status") == 201 and not answer.get("replayed"):
         assert upstream.recorder.requests[-1]["line"] == f"POST {canonical_url(url).request_target} HTTP/1.1"
-    again = gateway.fetch(turn, post(canonical, BOOKING))
+    again = fetch_json(gateway, turn, post(canonical, BOOKING))
     assert without_replayed(again) == without_replayed(answer)
     if canonical_url(url).path.rstrip("/") == "/bookings":
         # one identity, one booking, however it was spelled (a spelling with another URL but the same
@@ -170,7 +171,7 @@ def test_the_upstream_receives_exactly_the_canonical_request_target(
 ) -> None:
     url = data.draw(urls("/rooms", "min_guests=2&note=a%2Cb;c~d"), label="url")
     before = (len(upstream.recorder.requests), stored_counts(gateway))
-    answer = gateway.fetch(turn, {"method": "GET", "url": url})
+    answer = fetch_json(gateway, turn, {"method": "GET", "url": url})
     canonical = canonical_or_none(url)
     if canonical is None:
         assert_refused_and_nothing_done(answer, gateway, upstream, before)
@@ -189,7 +190,7 @@ def test_the_upstream_receives_exactly_the_canonical_request_target(
 def test_the_spellings_that_once_slipped_past_the_charge_gate_are_held(
     gateway: Gateway, turn: TurnContext, upstream: Upstream, path: str
 ) -> None:
-    answer = gateway.fetch(turn, post(f"http://{HOST}:8084{path}", CHARGE))
+    answer = fetch_json(gateway, turn, post(f"http://{HOST}:8084{path}", CHARGE))
     assert answer["error"]["code"] == "approval-required"
     assert upstream.recorder.requests == []
 
@@ -204,7 +205,7 @@ def test_the_spellings_that_once_slipped_past_the_charge_gate_are_held(
 def test_spellings_servers_disagree_on_are_refused_with_their_reason_before_anything_is_claimed(
     gateway: Gateway, turn: TurnContext, upstream: Upstream, path: str, reason: str
 ) -> None:
-    answer = gateway.fetch(turn, post(f"http://{HOST}:8084{path}", CHARGE))
+    answer = fetch_json(gateway, turn, post(f"http://{HOST}:8084{path}", CHARGE))
     assert (answer["error"]["code"], answer["error"]["field"], answer["error"]["reason"]) == ("invalid-request", "url", reason)
     assert upstream.recorder.requests == [] and stored_counts(gateway) == (0, 0)
     (row,) = gateway.audit.rows("tenant-a")

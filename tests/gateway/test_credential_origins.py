@@ -10,6 +10,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy.exc import IntegrityError
 from tests.gateway.conftest import SECRET_KEY
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, TurnContext
 from skillhouse.gateway.errors import CredentialError
@@ -28,7 +29,7 @@ def test_only_the_exact_http_origin_opted_in_gets_its_secret(gateway: Gateway, t
     put(turn.tenant, "https://hollowbrook.local:8084", "header", "https-same-port-secret", header="X-B")
     put(turn.tenant, "http://hollowbrook.local:9999", "header", "http-other-port-secret", header="X-C", allow_http=True)
     put(turn.tenant, "http://hollowbrook.local:8084", "header", "http-this-origin-secret", header="X-D", allow_http=True)
-    gateway.fetch(turn, ECHO)
+    fetch_json(gateway, turn, ECHO)
     sent = _sent(upstream)
     assert sent.get("x-d") == "http-this-origin-secret"
     assert not {"x-a", "x-b", "x-c"} & set(sent)
@@ -36,14 +37,14 @@ def test_only_the_exact_http_origin_opted_in_gets_its_secret(gateway: Gateway, t
 
 def test_without_an_http_binding_nothing_is_injected_over_http(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
     gateway.credentials.put(turn.tenant, "https://hollowbrook.local:8084", "bearer", "only-for-tls-0123456789")
-    answer = gateway.fetch(turn, ECHO)
+    answer = fetch_json(gateway, turn, ECHO)
     assert answer["status"] == 200 and "authorization" not in _sent(upstream)
 
 
 def test_secrets_of_the_hosts_other_origins_are_redacted_too(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
     # the https binding is never sent over http, but if its secret came back from this host anyway it is scrubbed
     gateway.credentials.put(turn.tenant, "hollowbrook.local", "bearer", "tls-secret-4f9a2c77b1")
-    answer = gateway.fetch(turn, {**ECHO, "url": "http://hollowbrook.local:8084/echo?said=tls-secret-4f9a2c77b1"})
+    answer = fetch_json(gateway, turn, {**ECHO, "url": "http://hollowbrook.local:8084/echo?said=tls-secret-4f9a2c77b1"})
     assert "tls-secret-4f9a2c77b1" not in str(answer) and "[REDACTED]" in answer["body"]
 
 
@@ -104,5 +105,5 @@ def test_a_stored_value_that_cannot_be_sent_is_refused_before_sending_not_a_cras
     with gateway.database.transaction() as session:
         session.add(CredentialRow(tenant_id=turn.tenant, host="hollowbrook.local", origin_scheme="http", port=8084,
                                   allow_http=True, header="authorization", scheme="bearer", value=encrypted))
-    assert gateway.fetch(turn, ECHO)["error"]["code"] == "credential-not-sendable"
+    assert fetch_json(gateway, turn, ECHO)["error"]["code"] == "credential-not-sendable"
     assert upstream.recorder.requests == []

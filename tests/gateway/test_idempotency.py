@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.gateway.conftest import booking_request, gateway_for
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, KeyPolicy, TurnContext
 
@@ -22,7 +23,7 @@ def test_a_hundred_concurrent_identical_bookings_make_one_booking(
     def book(_: int) -> dict[str, Any]:
         with contextlib.suppress(threading.BrokenBarrierError):
             start.wait(5)
-        return gateway.fetch(turn, booking_request())
+        return fetch_json(gateway, turn, booking_request())
 
     with ThreadPoolExecutor(20) as pool:
         answers = list(pool.map(book, range(100)))
@@ -33,7 +34,7 @@ def test_a_hundred_concurrent_identical_bookings_make_one_booking(
 
 
 def test_the_derived_key_is_sent_upstream_as_idempotency_key(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    gateway.fetch(turn, booking_request())
+    fetch_json(gateway, turn, booking_request())
     sent = upstream.recorder.requests[0]["headers"]
     assert sent["Idempotency-Key"].startswith("skh-")
 
@@ -41,15 +42,15 @@ def test_the_derived_key_is_sent_upstream_as_idempotency_key(gateway: Gateway, t
 def test_the_same_identity_with_a_different_payload_is_a_mismatch(
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
-    assert gateway.fetch(turn, booking_request(note="late"))["status"] == 201
-    answer = gateway.fetch(turn, booking_request(note="early"))
+    assert fetch_json(gateway, turn, booking_request(note="late"))["status"] == 201
+    answer = fetch_json(gateway, turn, booking_request(note="early"))
     assert answer["error"]["code"] == "idempotency-mismatch"
     assert len(upstream.recorder.bookings) == 1
 
 
 def test_a_different_identity_is_a_different_booking(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
-    gateway.fetch(turn, booking_request("Ada"))
-    gateway.fetch(turn, booking_request("Grace"))
+    fetch_json(gateway, turn, booking_request("Ada"))
+    fetch_json(gateway, turn, booking_request("Grace"))
     assert len(upstream.recorder.bookings) == 2
 
 
@@ -58,8 +59,8 @@ def test_a_guest_cannot_choose_its_own_idempotency_key(gateway: Gateway, turn: T
     first["headers"]["Idempotency-Key"] = "guest-chosen-1"
     second = booking_request()
     second["headers"]["Idempotency-Key"] = "guest-chosen-2"
-    gateway.fetch(turn, first)
-    assert gateway.fetch(turn, second)["replayed"] is True
+    fetch_json(gateway, turn, first)
+    assert fetch_json(gateway, turn, second)["replayed"] is True
     assert len(upstream.recorder.bookings) == 1
 
 
@@ -69,10 +70,10 @@ def test_a_duplicate_in_flight_gets_a_conflict_after_its_bounded_wait(
     gateway = gateway_for(database, upstream, keys=KeyPolicy(wait_seconds=0.2))
     upstream.recorder.hold = threading.Event()
     first: list[dict[str, Any]] = []
-    runner = threading.Thread(target=lambda: first.append(gateway.fetch(turn, booking_request())))
+    runner = threading.Thread(target=lambda: first.append(fetch_json(gateway, turn, booking_request())))
     runner.start()
     assert upstream.recorder.received.wait(5)
-    assert gateway.fetch(turn, booking_request())["error"]["code"] == "idempotency-conflict"
+    assert fetch_json(gateway, turn, booking_request())["error"]["code"] == "idempotency-conflict"
     upstream.recorder.hold.set()
     runner.join(5)
     assert first[0]["status"] == 201
@@ -84,7 +85,7 @@ def test_the_audit_row_is_written_with_the_claim_before_the_request_leaves(
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
     upstream.recorder.hold = threading.Event()
-    runner = threading.Thread(target=lambda: gateway.fetch(turn, booking_request()))
+    runner = threading.Thread(target=lambda: fetch_json(gateway, turn, booking_request()))
     runner.start()
     assert upstream.recorder.received.wait(5)
     in_flight = gateway.audit.rows(turn.tenant)

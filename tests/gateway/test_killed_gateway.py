@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.gateway.conftest import booking_request, gateway_for
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import KeyPolicy, TurnContext
 from skillhouse.store.database import Database
@@ -35,10 +36,10 @@ def test_a_gateway_killed_mid_call_is_never_resent_and_its_key_is_unresolved(
             child.kill()
     assert child.stdout is not None and child.stdout.read() == b""
     retry_gateway = gateway_for(database, upstream, keys=KeyPolicy(wait_seconds=10))
-    answer = retry_gateway.fetch(turn, booking_request())
+    answer = fetch_json(retry_gateway, turn, booking_request())
     assert answer["error"]["code"] == "upstream-unresolved"
     assert len(upstream.recorder.bookings) == 1
-    again = retry_gateway.fetch(turn, booking_request())
+    again = fetch_json(retry_gateway, turn, booking_request())
     assert again["error"]["code"] == "upstream-unresolved"
     assert len(upstream.recorder.bookings) == 1
     upstream.recorder.hold.set()

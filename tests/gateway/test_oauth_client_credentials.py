@@ -18,6 +18,7 @@ from sqlalchemy import select
 from tests.gateway.conftest import SECRET_KEY, booking_request
 from tests.gateway.oauth_server import AuthorizationServerOnLoopback, Client, authorization_server
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, tenant_rules
 from skillhouse.gateway.errors import CredentialError
@@ -86,7 +87,7 @@ def test_the_token_is_fetched_once_and_sent_as_a_bearer_token(
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback
 ) -> None:
     bind(oauth_gateway, turn.tenant)
-    answers = [oauth_gateway.fetch(turn, rooms()) for _ in range(3)]
+    answers = [fetch_json(oauth_gateway, turn, rooms()) for _ in range(3)]
     assert [a["status"] for a in answers] == [200, 200, 200]
     assert auth.token_requests == 1
     (token,) = issued_tokens(auth)
@@ -100,7 +101,7 @@ def test_client_secret_post_sends_the_client_in_the_form(
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback
 ) -> None:
     bind(oauth_gateway, turn.tenant, auth_method="client_secret_post", audience="https://api.hollowbrook.local")
-    assert oauth_gateway.fetch(turn, rooms())["status"] == 200
+    assert fetch_json(oauth_gateway, turn, rooms())["status"] == 200
     form = auth.issued.requests[0]["form"]
     assert form["client_id"] == "skillhouse-app" and form["client_secret"] == CANARY
     assert form["audience"] == "https://api.hollowbrook.local"
@@ -113,12 +114,12 @@ def test_the_token_is_replaced_shortly_before_it_expires_and_not_before(
     clock = Clock()
     oauth_gateway.tokens.clock = clock
     bind(oauth_gateway, turn.tenant)
-    oauth_gateway.fetch(turn, rooms())
+    fetch_json(oauth_gateway, turn, rooms())
     clock.now += 89  # expires_in 100: replaced in the last tenth of its life
-    oauth_gateway.fetch(turn, rooms())
+    fetch_json(oauth_gateway, turn, rooms())
     assert auth.token_requests == 1
     clock.now += 2
-    oauth_gateway.fetch(turn, rooms())
+    fetch_json(oauth_gateway, turn, rooms())
     assert auth.token_requests == 2
     first, second = issued_tokens(auth)
     assert first != second
@@ -134,7 +135,7 @@ def test_twenty_concurrent_calls_share_one_token_fetch(
 
     def call() -> None:
         start.wait(10)
-        answers.append(oauth_gateway.fetch(turn, rooms()))
+        answers.append(fetch_json(oauth_gateway, turn, rooms()))
 
     threads = [threading.Thread(target=call) for _ in range(20)]
     for thread in threads:
@@ -158,7 +159,7 @@ def test_two_replicas_on_one_database_share_one_token_fetch(
 
     def call(gateway: Gateway) -> None:
         start.wait(10)
-        answers.append(gateway.fetch(turn, rooms()))
+        answers.append(fetch_json(gateway, turn, rooms()))
 
     threads = [threading.Thread(target=call, args=(replicas[n % 2],)) for n in range(20)]
     for thread in threads:
@@ -180,11 +181,11 @@ def test_a_401_from_the_upstream_makes_the_next_call_fetch_a_new_token_without_r
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
 ) -> None:
     bind(oauth_gateway, turn.tenant)
-    refused = oauth_gateway.fetch(turn, {**rooms(), "url": f"{HOUSE}/unauthorized"})
+    refused = fetch_json(oauth_gateway, turn, {**rooms(), "url": f"{HOUSE}/unauthorized"})
     assert refused["status"] == 401 and len(upstream.recorder.requests) == 1  # answered, not retried
     with database.transaction() as session:
         assert list(session.scalars(select(OAuthTokenRow))) == []  # forgotten for every replica too
-    assert oauth_gateway.fetch(turn, rooms())["status"] == 200
+    assert fetch_json(oauth_gateway, turn, rooms())["status"] == 200
     first, second = issued_tokens(auth)
     assert sent_authorizations(upstream) == [f"Bearer {first}", f"Bearer {second}"]
 
@@ -193,16 +194,16 @@ def test_binding_the_client_again_or_deleting_it_drops_its_token(
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
 ) -> None:
     bind(oauth_gateway, turn.tenant)
-    oauth_gateway.fetch(turn, rooms())
+    fetch_json(oauth_gateway, turn, rooms())
     bind(oauth_gateway, turn.tenant)  # bound again: a new value, so a new token
-    oauth_gateway.fetch(turn, rooms())
+    fetch_json(oauth_gateway, turn, rooms())
     assert auth.token_requests == 2
     with database.transaction() as session:
         assert len(list(session.scalars(select(OAuthTokenRow)))) == 1
     assert oauth_gateway.credentials.delete(turn.tenant, HOUSE, "authorization")
     with database.transaction() as session:
         assert list(session.scalars(select(OAuthTokenRow))) == []
-    assert oauth_gateway.fetch(turn, rooms())["status"] == 200
+    assert fetch_json(oauth_gateway, turn, rooms())["status"] == 200
     assert sent_authorizations(upstream)[-1] == ""  # nothing bound any more: nothing injected
     assert auth.token_requests == 2
 
@@ -211,14 +212,14 @@ def test_a_refused_client_ends_the_call_before_anything_is_sent(
     oauth_gateway: Gateway, turn: TurnContext, upstream: Upstream, auth: AuthorizationServerOnLoopback, database: Database
 ) -> None:
     bind(oauth_gateway, turn.tenant, secret="not-the-secret")
-    answer = oauth_gateway.fetch(turn, booking_request())
+    answer = fetch_json(oauth_gateway, turn, booking_request())
     assert answer["error"]["code"] == "credential-unavailable"
     assert answer["error"]["token_endpoint"] == "auth.local:9400"
     assert "invalid_client" in answer["error"]["message"]
     assert upstream.recorder.requests == []
     # the idempotency key was released: the same booking runs once the binding is fixed
     bind(oauth_gateway, turn.tenant)
-    assert oauth_gateway.fetch(turn, booking_request())["status"] == 201
+    assert fetch_json(oauth_gateway, turn, booking_request())["status"] == 201
     with database.transaction() as session:
         decisions = [(r.decision, r.code) for r in session.scalars(select(AuditRow).order_by(AuditRow.id))]
     assert decisions == [("error", "credential-unavailable"), ("allowed", None)]
@@ -230,7 +231,7 @@ def test_an_unreachable_token_endpoint_is_credential_unavailable(
     gateway = Gateway(database, GatewayConfig(resolve={("hollowbrook.local", 8084): f"127.0.0.1:{upstream.port}",
                                                        ("auth.local", 9400): "127.0.0.1:9"}), secret_key=SECRET_KEY)
     bind(gateway, turn.tenant)
-    answer = gateway.fetch(turn, rooms())
+    answer = fetch_json(gateway, turn, rooms())
     gateway.close()
     assert answer["error"]["code"] == "credential-unavailable"
     assert upstream.recorder.requests == []
@@ -241,7 +242,7 @@ def test_a_token_url_at_a_private_address_is_refused_by_the_egress_rule(
 ) -> None:
     # the deployment never listed 127.0.0.1 for private access: the client secret must not go there
     bind(oauth_gateway, turn.tenant, token_url=f"http://127.0.0.1:{auth.port}/token")
-    answer = oauth_gateway.fetch(turn, rooms())
+    answer = fetch_json(oauth_gateway, turn, rooms())
     assert answer["error"]["code"] == "credential-unavailable"
     assert "egress rule" in answer["error"]["message"]
     assert auth.token_requests == 0 and upstream.recorder.requests == []
@@ -254,8 +255,8 @@ def test_a_canary_client_secret_and_its_token_never_appear_anywhere(
     caplog.set_level(logging.DEBUG)
     bind(oauth_gateway, turn.tenant)
     tenant_rules.replace_tenant_gates(database, turn.tenant, [("GET /rooms", "a person looks first")])
-    answers = [oauth_gateway.fetch(turn, {**rooms(), "url": f"{HOUSE}/echo"}), oauth_gateway.fetch(turn, booking_request())]
-    answers.append(oauth_gateway.fetch(turn, rooms()))
+    answers = [fetch_json(oauth_gateway, turn, {**rooms(), "url": f"{HOUSE}/echo"}), fetch_json(oauth_gateway, turn, booking_request())]
+    answers.append(fetch_json(oauth_gateway, turn, rooms()))
     assert answers[2]["error"]["code"] == "approval-required"
     (token,) = issued_tokens(auth)
     assert sent_authorizations(upstream)[0] == f"Bearer {token}"  # it was sent, and echoed back

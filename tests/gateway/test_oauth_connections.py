@@ -22,6 +22,7 @@ from sqlalchemy import select, update
 from tests.gateway.conftest import SECRET_KEY
 from tests.gateway.oauth_server import AuthorizationServerOnLoopback, Client, authorization_server
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, tenant_rules
 from skillhouse.gateway.connections import pkce_challenge
@@ -92,7 +93,7 @@ def consent(authorization_url: str, person: str = "ada", deny: bool = False) -> 
 
 
 def connect(gateway: Gateway, turn: TurnContext) -> None:
-    required = gateway.fetch(turn, me())["error"]
+    required = fetch_json(gateway, turn, me())["error"]
     assert required["code"] == "connection-required"
     back = consent(required["connect_url"])
     gateway.connections.complete(back["state"], back["code"])
@@ -105,7 +106,7 @@ def bearer_sent(auth: AuthorizationServerOnLoopback) -> list[str]:
 def test_a_call_without_a_connection_is_connection_required_with_the_url_and_sends_nothing(
     gateway: Gateway, ada: TurnContext, auth: AuthorizationServerOnLoopback, database: Database
 ) -> None:
-    answer = gateway.fetch(ada, me())
+    answer = fetch_json(gateway, ada, me())
     error = answer["error"]
     assert error["code"] == "connection-required" and error["subject"] == "ada@example.com" and error["origin"] == API
     url = urlsplit(error["connect_url"])
@@ -121,7 +122,7 @@ def test_a_call_without_a_connection_is_connection_required_with_the_url_and_sen
         decisions = [(r.decision, r.code) for r in session.scalars(select(AuditRow))]
     assert decisions == [("held", "connection-required")]
     # a turn bound for nobody cannot use anyone's connection
-    nobody = gateway.fetch(replace(ada, subject=None), me())["error"]
+    nobody = fetch_json(gateway, replace(ada, subject=None), me())["error"]
     assert nobody["code"] == "connection-required" and "connect_url" not in nobody and "subject" in nobody["message"]
 
 
@@ -132,27 +133,27 @@ def test_consent_through_the_authorization_url_connects_and_the_call_sends_the_p
     (exchange,) = auth.grants("authorization_code")
     assert exchange["form"]["redirect_uri"] == REDIRECT
     assert len(exchange["form"]["code_verifier"]) >= 43  # Authlib checked it against the S256 challenge
-    answer = gateway.fetch(ada, me())
+    answer = fetch_json(gateway, ada, me())
     assert answer["status"] == 200 and json.loads(answer["body"])["user"] == "ada"
     (token,) = [t["access_token"] for t in auth.issued.tokens]
     assert bearer_sent(auth) == [token]
     (shown,) = gateway.connections.list(ada.tenant, "ada@example.com")
     assert shown.scopes == ("profile",) and shown.refreshable and shown.last_used_at is not None
     # another person of the same tenant has no connection: nothing of Ada's is sent for them
-    grace = gateway.fetch(replace(ada, subject="grace"), me())
+    grace = fetch_json(gateway, replace(ada, subject="grace"), me())
     assert grace["error"]["code"] == "connection-required" and bearer_sent(auth) == [token]
 
 
 def test_a_state_works_once_and_a_refused_consent_stores_nothing(
     gateway: Gateway, ada: TurnContext, auth: AuthorizationServerOnLoopback
 ) -> None:
-    url = gateway.fetch(ada, me())["error"]["connect_url"]
+    url = fetch_json(gateway, ada, me())["error"]["connect_url"]
     back = consent(url)
     gateway.connections.complete(back["state"], back["code"])
     with pytest.raises(InvalidRequest) as again:
         gateway.connections.complete(back["state"], back["code"])
     assert again.value.code == "connection-state-invalid"
-    denied = consent(gateway.fetch(replace(ada, subject="grace"), me())["error"]["connect_url"], "grace", deny=True)
+    denied = consent(fetch_json(gateway, replace(ada, subject="grace"), me())["error"]["connect_url"], "grace", deny=True)
     with pytest.raises(InvalidRequest) as refused:
         gateway.connections.complete(denied["state"], denied.get("code"), denied.get("error"))
     assert refused.value.code == "connection-not-granted"
@@ -168,7 +169,7 @@ def test_twenty_concurrent_calls_with_an_expired_token_refresh_once_and_none_fai
     connect(gateway, ada)
     with database.transaction() as session:
         session.execute(update(OAuthConnectionRow).values(expires_at=0.0))
-    answers = concurrently(20, lambda n: gateway.fetch(ada, me()))
+    answers = concurrently(20, lambda n: fetch_json(gateway, ada, me()))
     assert [a.get("status") for a in answers] == [200] * 20
     assert len(auth.grants("refresh_token")) == 1 and gateway.connections.refreshes == 1
     first, second = auth.issued.tokens
@@ -206,7 +207,7 @@ def test_two_replicas_on_one_database_refresh_once(
         connect(replicas[0], ada)
         with database.transaction() as session:
             session.execute(update(OAuthConnectionRow).values(expires_at=0.0))
-        answers = concurrently(20, lambda n: replicas[n % 2].fetch(ada, me()))
+        answers = concurrently(20, lambda n: fetch_json(replicas[n % 2], ada, me()))
         assert [a.get("status") for a in answers] == [200] * 20
         assert len(auth.grants("refresh_token")) == 1
         assert replicas[0].connections.refreshes + replicas[1].connections.refreshes == 1
@@ -222,17 +223,17 @@ def test_a_401_refreshes_once_and_retries_once_and_only_for_a_401(
     connect(gateway, ada)
     (first,) = [t["access_token"] for t in auth.issued.tokens]
     auth.revoke_access(first)  # the provider ended the access token early; the refresh token is still good
-    answer = gateway.fetch(ada, me())
+    answer = fetch_json(gateway, ada, me())
     assert answer["status"] == 200
     second = auth.issued.tokens[-1]["access_token"]
     assert bearer_sent(auth) == [first, second] and len(auth.grants("refresh_token")) == 1
     # a 401 again after the refresh is the answer: one refresh, one retry, no more
     auth.revoke_access(second)
     auth.oauth.by_refresh.clear()  # and the refresh token is gone too: the refresh fails, the 401 stands
-    refused = gateway.fetch(ada, me())
+    refused = fetch_json(gateway, ada, me())
     assert refused["status"] == 401 and bearer_sent(auth) == [first, second, second]
     # the provider refused the refresh (invalid_grant): the connection has ended and the next call says so
-    assert gateway.fetch(ada, me())["error"]["code"] == "connection-required"
+    assert fetch_json(gateway, ada, me())["error"]["code"] == "connection-required"
 
 
 def test_revoking_a_connection_revokes_it_at_the_provider(
@@ -246,7 +247,7 @@ def test_revoking_a_connection_revokes_it_at_the_provider(
     (request,) = [r for r in auth.issued.requests if r["path"] == "/revoke"]
     assert request["form"]["token_type_hint"] == "refresh_token"
     assert gateway.connections.list(ada.tenant) == []
-    assert gateway.fetch(ada, me())["error"]["code"] == "connection-required"
+    assert fetch_json(gateway, ada, me())["error"]["code"] == "connection-required"
     assert gateway.connections.revoke(ada.tenant, "ada@example.com", API) is None
     # without a revocation endpoint the connection is deleted here and the answer says the provider was not told
     bind(gateway, ada.tenant, auth, revocation=False)
@@ -266,18 +267,18 @@ def test_a_canary_secret_and_tokens_never_appear_anywhere(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    answers = [gateway.fetch(ada, me())]
+    answers = [fetch_json(gateway, ada, me())]
     back = consent(answers[0]["error"]["connect_url"])
     shown = gateway.connections.complete(back["state"], back["code"])
     echo = {"method": "GET", "url": f"{API}/api/me", "headers": {}, "body": None}
-    answers.append(gateway.fetch(ada, echo))
+    answers.append(fetch_json(gateway, ada, echo))
     tenant_rules.replace_tenant_gates(database, ada.tenant, [("GET /api/me", "a person looks first")])
-    answers.append(gateway.fetch(ada, me()))
+    answers.append(fetch_json(gateway, ada, me()))
     assert answers[-1]["error"]["code"] == "approval-required"
     with database.transaction() as session:
         session.execute(update(OAuthConnectionRow).values(expires_at=0.0))
     tenant_rules.replace_tenant_gates(database, ada.tenant, [])
-    answers.append(gateway.fetch(ada, me()))  # refreshed: a second pair of tokens
+    answers.append(fetch_json(gateway, ada, me()))  # refreshed: a second pair of tokens
     revoked = gateway.connections.revoke(ada.tenant, "ada@example.com", API)
     tokens = [t[k] for t in auth.issued.tokens for k in ("access_token", "refresh_token")]
     assert len(tokens) == 4

@@ -15,6 +15,7 @@ from tests.gateway.conftest import (
 )
 from tests.gateway.test_approvals import charge
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayError, TurnContext, parse_target
 from skillhouse.gateway.errors import RateLimited
@@ -74,31 +75,31 @@ def test_retry_after_reads_seconds_and_http_dates() -> None:
 
 def test_a_limited_call_is_not_sent_and_claims_no_key(gateway: Gateway, turn: TurnContext, upstream: Upstream) -> None:
     gateway.limits.set(turn.tenant, "operation", BOOKING, 1, 3600)
-    assert gateway.fetch(turn, booking_request("Ada"))["status"] == 201
-    refused = gateway.fetch(turn, booking_request("Grace"))
+    assert fetch_json(gateway, turn, booking_request("Ada"))["status"] == 201
+    refused = fetch_json(gateway, turn, booking_request("Grace"))
     assert refused["error"]["code"] == "rate-limited"
     assert refused["error"]["limit"] == f"operation {BOOKING}" and refused["error"]["retry_after"] > 0
     assert len(upstream.recorder.bookings) == 1
     assert len(gateway.key_review.list(turn.tenant)) == 1
     assert (gateway.audit.rows(turn.tenant)[0]["decision"], gateway.audit.rows(turn.tenant)[0]["code"]) == ("refused", "rate-limited")
     # another operation of the same host, and another tenant, are not held by it
-    assert gateway.fetch(turn, {"method": "GET", "url": "http://hollowbrook.local:8084/rooms", "headers": {},
+    assert fetch_json(gateway, turn, {"method": "GET", "url": "http://hollowbrook.local:8084/rooms", "headers": {},
                                 "body": None})["status"] == 200
     other = TurnContext("tenant-b", "turn-2", turn.releases)
-    assert gateway.fetch(other, booking_request("Grace"))["status"] == 201
+    assert fetch_json(gateway, other, booking_request("Grace"))["status"] == 201
 
 
 def test_a_limited_approved_call_keeps_its_approval_for_later(gateway: Gateway, turn: TurnContext,
                                                               upstream: Upstream) -> None:
-    approval_id = gateway.fetch(turn, charge())["error"]["approval_id"]
+    approval_id = fetch_json(gateway, turn, charge())["error"]["approval_id"]
     gateway.approvals.decide(turn.tenant, approval_id, approve=True, by="ops")
     gateway.limits.set(turn.tenant, "host", "hollowbrook.local", 1, 3600)
-    gateway.fetch(turn, {"method": "GET", "url": "http://hollowbrook.local:8084/rooms", "headers": {}, "body": None})
-    assert gateway.fetch(turn, charge())["error"]["code"] == "rate-limited"
+    fetch_json(gateway, turn, {"method": "GET", "url": "http://hollowbrook.local:8084/rooms", "headers": {}, "body": None})
+    assert fetch_json(gateway, turn, charge())["error"]["code"] == "rate-limited"
     assert upstream.recorder.charges == []
     assert gateway.approvals.get(turn.tenant, approval_id).state == "approved"
     gateway.limits.delete(turn.tenant, "host", "hollowbrook.local")
-    assert gateway.fetch(turn, charge())["status"] == 201
+    assert fetch_json(gateway, turn, charge())["status"] == 201
     assert len(upstream.recorder.charges) == 1
 
 
@@ -107,16 +108,16 @@ def test_an_upstream_429_with_retry_after_holds_the_tenants_later_calls_to_that_
 ) -> None:
     gateway = gateway_for(database, upstream)
     upstream.recorder.busy = "120"
-    assert gateway.fetch(turn, booking_request("Ada"))["status"] == 429
+    assert fetch_json(gateway, turn, booking_request("Ada"))["status"] == 429
     upstream.recorder.busy = None
-    held = gateway.fetch(turn, booking_request("Grace"))
+    held = fetch_json(gateway, turn, booking_request("Grace"))
     assert held["error"]["code"] == "rate-limited" and held["error"]["limit"] == "upstream hollowbrook.local"
     assert 115 <= held["error"]["retry_after"] <= 120
     assert len(upstream.recorder.requests) == 1
     [wait] = gateway.limits.waits(turn.tenant)
     assert (wait.host, wait.status) == ("hollowbrook.local", 429)
     other = TurnContext("tenant-b", "turn-2", turn.releases)
-    assert gateway.fetch(other, booking_request("Grace"))["status"] == 201
+    assert fetch_json(gateway, other, booking_request("Grace"))["status"] == 201
     gateway.close()
 
 
@@ -147,17 +148,17 @@ def test_a_concurrent_call_limit_holds_across_two_replicas_and_frees_when_the_ca
     gateways[0].limits.set(turn.tenant, "host", "hollowbrook.local", None, None, concurrent=1)
     upstream.recorder.hold = threading.Event()
     answers: list[dict[str, object]] = []
-    first = threading.Thread(target=lambda: answers.append(gateways[0].fetch(turn, booking_request("Ada"))))
+    first = threading.Thread(target=lambda: answers.append(fetch_json(gateways[0], turn, booking_request("Ada"))))
     first.start()
     try:
         assert upstream.recorder.received.wait(10)
-        busy = gateways[1].fetch(turn, booking_request("Grace"))
+        busy = fetch_json(gateways[1], turn, booking_request("Grace"))
         assert (busy["error"]["code"], busy["error"]["retry_after"]) == ("rate-limited", 1)
     finally:
         upstream.recorder.hold.set()
         first.join(10)
     assert answers[0]["status"] == 201
-    assert gateways[1].fetch(turn, booking_request("Grace"))["status"] == 201
+    assert fetch_json(gateways[1], turn, booking_request("Grace"))["status"] == 201
     assert [b["guest_name"] for b in upstream.recorder.bookings] == ["Ada", "Grace"]
     for gateway, replica in zip(gateways, replicas, strict=True):
         gateway.close()

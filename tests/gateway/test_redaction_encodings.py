@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.gateway.conftest import gateway_for
 from tests.gateway.echo_encodings import ENCODERS, EchoUpstream, spell
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, TurnContext
 from skillhouse.gateway.redaction import REDACTED, Redactor
@@ -63,14 +64,14 @@ def _apart_from_the_marker(secret: str) -> bool:
 def _fetch_echo(gateway: Gateway, turn: TurnContext, secret: str, encoder: str, seed: int) -> dict[str, Any]:
     gateway.credentials.put(turn.tenant, HOUSE, "header", secret, header="X-Api-Key", allow_http=True)
     request = {"method": "GET", "url": f"{HOUSE}/encoded?enc={encoder}&seed={seed}", "headers": {}, "body": None}
-    return gateway.fetch(turn, request)
+    return fetch_json(gateway, turn, request)
 
 
 def _assert_nothing_leaks(answer: dict[str, Any], secret: str, needle: str) -> None:
     if "error" in answer:
         # withheld: a code, the upstream's status and a message that depends on nothing else
         status = answer["error"]["status"]
-        other = Redactor(["other-secret-zq"]).answer(status, {}, "%6Fther-secret-zq")
+        other = Redactor(["other-secret-zq"]).answer(status, {}, "%6Fther-secret-zq").document()
         assert answer == {"error": {**other["error"], "status": status}} and other["error"]["code"] == "response-withheld"
         return
     for view in _readable(answer):
@@ -105,9 +106,9 @@ def test_each_encoder_is_redacted_in_place_or_withheld_in_body_and_headers(
 def test_a_spelling_only_a_decoded_view_shows_withholds_the_answer_from_body_or_header() -> None:
     redactor = Redactor(["tok_9/Zq+x=&<a>"])
     partial = "tok_9%2FZq+x=&<a>"
-    assert redactor.answer(200, {}, f"see {partial}")["error"]["code"] == "response-withheld"
-    assert redactor.answer(200, {"X-Echo": partial}, "")["error"]["code"] == "response-withheld"
-    assert redactor.answer(200, {"X-Other": "fine"}, "fine") == {"status": 200, "headers": {"X-Other": "fine"}, "body": "fine"}
+    assert redactor.answer(200, {}, f"see {partial}").document()["error"]["code"] == "response-withheld"
+    assert redactor.answer(200, {"X-Echo": partial}, "").document()["error"]["code"] == "response-withheld"
+    assert redactor.answer(200, {"X-Other": "fine"}, "fine").document() == {"status": 200, "headers": {"X-Other": "fine"}, "body": "fine"}
 
 
 printable_unicode = st.characters(blacklist_categories=("Cc", "Cs"))  # multi-byte, no control characters
@@ -121,7 +122,7 @@ def test_the_redactor_holds_for_any_unicode_secret_inside_a_larger_text(
 ) -> None:
     # multi-byte secrets cannot be bound (the transport sends ASCII), but the redactor must not depend on it
     text, needle = spell(encoder, secret, seed)
-    answer = Redactor([secret]).answer(200, {"X-Echo": text}, before + text + after)
+    answer = Redactor([secret]).answer(200, {"X-Echo": text}, before + text + after).document()
     _assert_nothing_leaks(answer, secret, needle)
 
 
@@ -129,5 +130,5 @@ def test_a_one_megabyte_answer_is_scrubbed_of_its_one_echo_and_nothing_else() ->
     # its cost is measured in bench/bench_redaction.py, not asserted here
     secret = "tok_9/Zq+x=&<a>'\"b%2F c"
     for body in bodies().values():
-        answer = Redactor([secret, f"Bearer {secret}"]).answer(200, {}, body[:500_000] + secret + body[500_000:])
+        answer = Redactor([secret, f"Bearer {secret}"]).answer(200, {}, body[:500_000] + secret + body[500_000:]).document()
         assert answer["body"] == body[:500_000] + REDACTED + body[500_000:]

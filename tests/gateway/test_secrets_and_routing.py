@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 from tests.gateway.conftest import SECRET_KEY, booking_request
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext, UpstreamClient
 from skillhouse.gateway.addresses import IPAddress
@@ -44,9 +45,9 @@ def test_a_canary_secret_never_appears_anywhere_even_when_echoed(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     gateway.credentials.put(turn.tenant, HOUSE, "bearer", CANARY, allow_http=True)
-    answers = [gateway.fetch(turn, _echo()), gateway.fetch(turn, booking_request())]
-    answers.append(gateway.fetch(turn, booking_request()))  # a replay from the store
-    answers.append(gateway.fetch(turn, {**_echo(), "url": "http://elsewhere.example/"}))  # an error
+    answers = [fetch_json(gateway, turn, _echo()), fetch_json(gateway, turn, booking_request())]
+    answers.append(fetch_json(gateway, turn, booking_request()))  # a replay from the store
+    answers.append(fetch_json(gateway, turn, {**_echo(), "url": "http://elsewhere.example/"}))  # an error
     # the upstream really received it, so redaction (not absence) is what kept it out
     assert _sent_headers(upstream)["authorization"] == f"Bearer {CANARY}"
     seen = json.dumps(answers) + caplog.text + _everything_stored(database)
@@ -71,17 +72,17 @@ def test_the_guest_cannot_override_the_bound_credential(gateway: Gateway, turn: 
     gateway.credentials.put(turn.tenant, HOUSE, "header", CANARY, header="X-Api-Key", allow_http=True)
     request = _echo()
     request["headers"] = {"x-api-key": "guest-made-this-up"}
-    gateway.fetch(turn, request)
+    fetch_json(gateway, turn, request)
     assert _sent_headers(upstream)["x-api-key"] == CANARY
 
 
 def test_a_redirect_to_a_private_address_is_returned_not_followed(
     gateway: Gateway, turn: TurnContext, upstream: Upstream
 ) -> None:
-    answer = gateway.fetch(turn, _echo("/redirect"))
+    answer = fetch_json(gateway, turn, _echo("/redirect"))
     assert answer["status"] == 302
     assert len(upstream.recorder.requests) == 1
-    followed = gateway.fetch(turn, {**_echo(), "url": answer["headers"]["location"]})
+    followed = fetch_json(gateway, turn, {**_echo(), "url": answer["headers"]["location"]})
     assert followed["error"]["code"] == "egress-refused"
 
 
@@ -109,20 +110,20 @@ def test_rebinding_between_check_and_connect_cannot_reach_the_new_address(databa
         {"name": "get", "method": "GET", "url": "http://rebind.example.com/data", "arguments": [], "identity": []}
     ]}  # fmt: skip
     turn = TurnContext("tenant-a", None, BoundReleases([release]))
-    answer = gateway.fetch(turn, {"method": "GET", "url": "http://rebind.example.com/data", "headers": {}, "body": None})
+    answer = fetch_json(gateway, turn, {"method": "GET", "url": "http://rebind.example.com/data", "headers": {}, "body": None})
     assert answer["error"]["code"] == "upstream-unreachable"
     assert lookups == ["rebind.example.com"]
     assert backend.connected == [("93.184.216.34", 80)]
     # the next request is judged afresh: now the name resolves to loopback and is refused
-    second = gateway.fetch(turn, {"method": "GET", "url": "http://rebind.example.com/data", "headers": {}, "body": None})
+    second = fetch_json(gateway, turn, {"method": "GET", "url": "http://rebind.example.com/data", "headers": {}, "body": None})
     assert second["error"]["code"] == "egress-refused"
     assert backend.connected == [("93.184.216.34", 80)]
 
 
 def test_every_decision_has_an_audit_row(gateway: Gateway, turn: TurnContext, database: Database) -> None:
-    gateway.fetch(turn, booking_request())
-    gateway.fetch(turn, booking_request())
-    gateway.fetch(turn, {**_echo(), "url": "http://10.0.0.1/"})
+    fetch_json(gateway, turn, booking_request())
+    fetch_json(gateway, turn, booking_request())
+    fetch_json(gateway, turn, {**_echo(), "url": "http://10.0.0.1/"})
     decisions = [row["decision"] for row in reversed(gateway.audit.rows(turn.tenant))]
     assert decisions == ["allowed", "replayed", "refused"]
 
@@ -133,4 +134,4 @@ def test_every_decision_has_an_audit_row(gateway: Gateway, turn: TurnContext, da
      {"method": "GET", "url": "http://h/", "headers": {"a": "b\r\nc: d"}}, {"method": "GET", "url": "http://h/", "body": {}}],
 )  # fmt: skip
 def test_a_malformed_request_is_refused_with_a_code(gateway: Gateway, turn: TurnContext, request_: Any) -> None:
-    assert gateway.fetch(turn, request_)["error"]["code"] == "invalid-request"
+    assert fetch_json(gateway, turn, request_)["error"]["code"] == "invalid-request"

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import select
 from tests.conftest import PackageFactory
 from tests.gateway.upstream_server import Upstream
+from tests.gateway.wire import fetch_json
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, TurnContext
@@ -53,7 +54,7 @@ def _settings(upstream: Upstream) -> Settings:
 
 def _read(gateway: Gateway, tenant: str, release: dict[str, Any], url: str) -> dict[str, Any]:
     turn = TurnContext(tenant, f"turn-{tenant}", BoundReleases([release]))
-    return gateway.fetch(turn, {"method": "GET", "url": url, "headers": {}, "body": None})
+    return fetch_json(gateway, turn, {"method": "GET", "url": url, "headers": {}, "body": None})
 
 
 def _internal_dns(host: str, port: int) -> list[IPAddress]:

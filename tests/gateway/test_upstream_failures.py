@@ -15,6 +15,7 @@ import httpx
 import pytest
 from tests.gateway.conftest import SECRET_KEY, booking_request
 from tests.gateway.hostile_upstream import Hostile
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, UpstreamClient
 from skillhouse.gateway.egress import EgressDecision, parse_target
@@ -166,12 +167,12 @@ def test_a_failure_before_the_first_byte_releases_the_key_so_the_booking_can_run
 ) -> None:
     backend = FailingBackend("connect", RuntimeError("unexpected"))
     broken = gateway_with(database, hostile, UpstreamClient(lambda d: PinnedTransport(d.address, d.port, backend)))
-    answer = broken.fetch(turn, booking_request())
+    answer = fetch_json(broken, turn, booking_request())
     assert answer["error"]["code"] == "upstream-unreachable" and answer["error"]["sent"] is False
     assert broken.key_review.list(turn.tenant) == []
     broken.close()
     working = gateway_with(database, hostile)
-    assert working.fetch(turn, booking_request())["status"] == 201
+    assert fetch_json(working, turn, booking_request())["status"] == 201
     assert len(hostile.bookings) == 1
     working.close()
 
@@ -181,7 +182,7 @@ def test_a_transport_that_cannot_even_be_built_is_not_sent(database: Database, h
         raise ssl.SSLError("the CA bundle cannot be loaded")
 
     gateway = gateway_with(database, hostile, UpstreamClient(no_transport))
-    answer = gateway.fetch(turn, booking_request())
+    answer = fetch_json(gateway, turn, booking_request())
     assert answer["error"]["code"] == "upstream-unreachable"
     assert gateway.key_review.list(turn.tenant) == [] and hostile.requests == []
     gateway.close()
@@ -192,10 +193,10 @@ def test_a_hang_up_after_sending_leaves_the_key_unresolved_and_never_resends(
 ) -> None:
     hostile.mode = "close"
     gateway = gateway_with(database, hostile)
-    answer = gateway.fetch(turn, booking_request())
+    answer = fetch_json(gateway, turn, booking_request())
     assert answer["error"]["code"] == "upstream-unresolved" and answer["error"]["sent"] is True
     hostile.mode = "ok"
-    assert gateway.fetch(turn, booking_request())["error"]["code"] == "upstream-unresolved"
+    assert fetch_json(gateway, turn, booking_request())["error"]["code"] == "upstream-unresolved"
     assert len(hostile.requests) == 1
     assert [(k.state, k.key) for k in gateway.key_review.list(turn.tenant)] == [("unresolved", answer["error"]["idempotency_key"])]
     gateway.close()
@@ -205,7 +206,7 @@ def test_a_fault_of_the_gateways_own_store_is_a_refusal_not_an_exception(databas
     unmigrated = open_database(database_url, migrate=False)  # no tables: every read of the store fails
     gateway = Gateway(unmigrated, GatewayConfig(resolve={RESOLVE: "127.0.0.1:9"}), secret_key=SECRET_KEY)
     try:
-        assert gateway.fetch(turn, booking_request())["error"]["code"] == "gateway-failure"
+        assert fetch_json(gateway, turn, booking_request())["error"]["code"] == "gateway-failure"
     finally:
         gateway.close()
         unmigrated.dispose()
@@ -221,13 +222,13 @@ def test_an_approved_request_that_was_not_sent_keeps_its_approval_and_runs_later
     with Hostile() as closed:
         port = closed.port  # nothing listens here any more
     unreachable = Gateway(database, GatewayConfig(resolve={RESOLVE: f"127.0.0.1:{port}"}), secret_key=SECRET_KEY)
-    approval_id = unreachable.fetch(turn, CHARGE)["error"]["approval_id"]
+    approval_id = fetch_json(unreachable, turn, CHARGE)["error"]["approval_id"]
     unreachable.approvals.decide(turn.tenant, approval_id, True, by="ops")
-    assert unreachable.fetch(turn, CHARGE)["error"]["code"] == "upstream-unreachable"
+    assert fetch_json(unreachable, turn, CHARGE)["error"]["code"] == "upstream-unreachable"
     assert unreachable.approvals.get(turn.tenant, approval_id).state == "approved"  # given back, not used up
     unreachable.close()
     working = gateway_with(database, hostile)
-    assert working.fetch(turn, CHARGE)["status"] == 201
+    assert fetch_json(working, turn, CHARGE)["status"] == 201
     assert working.approvals.get(turn.tenant, approval_id).state == "used"
     assert len(hostile.requests) == 1
     working.close()

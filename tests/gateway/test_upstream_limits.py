@@ -13,6 +13,7 @@ import httpx
 import pytest
 from tests.gateway.conftest import SECRET_KEY, booking_request
 from tests.gateway.hostile_upstream import HUGE, Hostile
+from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, UpstreamClient
 from skillhouse.store.database import Database
@@ -41,7 +42,7 @@ def test_a_400_mb_answer_stops_at_the_cap_with_memory_bounded_and_its_key_comple
     gateway = gateway_with(database, hostile)
     tracemalloc.start()
     try:
-        answer = gateway.fetch(turn, booking_request())
+        answer = fetch_json(gateway, turn, booking_request())
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -50,7 +51,7 @@ def test_a_400_mb_answer_stops_at_the_cap_with_memory_bounded_and_its_key_comple
     # the gateway hung up (the connection was closed, not pooled half-read), long before 400 MB
     assert hostile.stopped.wait(10) and hostile.streamed < HUGE
     # the request was done: a duplicate replays the refusal, nothing is sent again, no person is needed
-    again = gateway.fetch(turn, booking_request())
+    again = fetch_json(gateway, turn, booking_request())
     assert again["error"]["code"] == "upstream-response-too-large" and again["replayed"] is True
     assert len(hostile.requests) == 1
     assert [k.state for k in gateway.key_review.list(turn.tenant)] == ["completed"]
@@ -61,17 +62,17 @@ def test_a_400_mb_answer_stops_at_the_cap_with_memory_bounded_and_its_key_comple
 def test_a_declared_400_mb_answer_is_refused_without_reading_it(database: Database, hostile: Hostile, turn: TurnContext) -> None:
     hostile.mode = "huge-declared"
     gateway = gateway_with(database, hostile)
-    answer = gateway.fetch(turn, ROOMS)
+    answer = fetch_json(gateway, turn, ROOMS)
     assert answer["error"]["code"] == "upstream-response-too-large" and answer["error"]["sent"] is True
     assert hostile.stopped.wait(10) and hostile.streamed < HUGE
-    assert gateway.fetch(turn, ROOMS)["error"]["code"] == "upstream-response-too-large"  # no key: sent again, refused again
+    assert fetch_json(gateway, turn, ROOMS)["error"]["code"] == "upstream-response-too-large"  # no key: sent again, refused again
     gateway.close()
 
 
 def test_an_answer_encoded_against_the_request_is_withheld(database: Database, hostile: Hostile, turn: TurnContext) -> None:
     hostile.mode = "gzip"
     gateway = gateway_with(database, hostile)
-    assert gateway.fetch(turn, ROOMS)["error"]["code"] == "upstream-encoding-refused"
+    assert fetch_json(gateway, turn, ROOMS)["error"]["code"] == "upstream-encoding-refused"
     gateway.close()
 
 
@@ -80,7 +81,7 @@ def test_a_trickling_upstream_is_cut_at_the_calls_deadline_and_its_key_left_unre
 ) -> None:
     hostile.mode = "trickle"  # a byte every 50 ms: every read is quick, only the whole call is late
     gateway = gateway_with(database, hostile, deadline_seconds=1.0)
-    answer = gateway.fetch(turn, booking_request())
+    answer = fetch_json(gateway, turn, booking_request())
     assert answer["error"]["code"] == "upstream-unresolved" and answer["error"]["cause"] == "deadline-exceeded"
     assert hostile.stopped.wait(10)
     assert [k.state for k in gateway.key_review.list(turn.tenant)] == ["unresolved"]
@@ -90,7 +91,7 @@ def test_a_trickling_upstream_is_cut_at_the_calls_deadline_and_its_key_left_unre
 def test_a_trickling_answer_without_a_key_is_a_deadline_refusal(database: Database, hostile: Hostile, turn: TurnContext) -> None:
     hostile.mode = "trickle"
     gateway = gateway_with(database, hostile, deadline_seconds=1.0)
-    answer = gateway.fetch(turn, ROOMS)
+    answer = fetch_json(gateway, turn, ROOMS)
     assert answer["error"]["code"] == "upstream-deadline-exceeded" and answer["error"]["sent"] is True
     gateway.close()
 
@@ -101,7 +102,7 @@ def test_a_tenant_with_every_slot_hanging_is_busy_while_another_tenant_goes_thro
     hostile.mode = "hang"
     hostile.by_guest = {"Grace": "ok"}
     gateway = gateway_with(database, hostile, tenant_calls=2, tenant_wait_seconds=0.2)
-    hanging = [threading.Thread(target=gateway.fetch, args=(turn, booking_request(name))) for name in ("Ada", "Alan")]
+    hanging = [threading.Thread(target=fetch_json, args=(gateway, turn, booking_request(name))) for name in ("Ada", "Alan")]
     for thread in hanging:
         thread.start()
     for _ in range(100):  # until both hanging calls have reached the upstream
@@ -110,15 +111,15 @@ def test_a_tenant_with_every_slot_hanging_is_busy_while_another_tenant_goes_thro
         hostile.received.wait(0.1)
         hostile.received.clear()
     assert len(hostile.requests) == 2
-    busy = gateway.fetch(turn, booking_request("Edsger"))
+    busy = fetch_json(gateway, turn, booking_request("Edsger"))
     assert busy["error"]["code"] == "tenant-busy" and busy["error"]["sent"] is False
     other = TurnContext("tenant-b", "turn-b", turn.releases)
-    through = gateway.fetch(other, booking_request("Grace"))
+    through = fetch_json(gateway, other, booking_request("Grace"))
     assert through["status"] == 201 and json.loads(through["body"])["guest_name"] == "Grace"
     assert {k.state for k in gateway.key_review.list(turn.tenant)} == {"running"}  # Edsger's key was released
     assert len(gateway.key_review.list(turn.tenant)) == 2
     hostile.release.set()
     for thread in hanging:
         thread.join(10)
-    assert gateway.fetch(turn, booking_request("Edsger"))["status"] == 201
+    assert fetch_json(gateway, turn, booking_request("Edsger"))["status"] == 201
     gateway.close()

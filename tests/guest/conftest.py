@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.gateway.wire import json_upstream
 
 from skillhouse.compiler import compile_dir
 from skillhouse.host import GuestRunner, TurnHost, make_runner
@@ -88,7 +89,7 @@ def guest_of(request: pytest.FixtureRequest) -> Callable[..., GuestUnderTest]:
         complete: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         objects: dict[str, str] | None = None,
     ) -> GuestUnderTest:
-        host = TurnHost(list(releases), fetch, complete, objects)
+        host = TurnHost(list(releases), json_upstream(fetch), complete, objects)
         return GuestUnderTest(make_runner(host, kind), host)
 
     return build

@@ -15,11 +15,13 @@ from typing import Any
 import httpx
 import pytest
 from cryptography.fernet import Fernet
+from tests.gateway.wire import json_upstream
 from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.compiler import compile_dir
 from skillhouse.examples import HollowbrookHTTPServer
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
+from skillhouse.gateway.exchange import FetchAnswer, FetchRefusal, FetchRequest, UnreadRequest, read_request
 from skillhouse.host import RUNNER_KINDS, TurnHost, make_runner
 from skillhouse.host.models import PROMPT, scripted_model
 from skillhouse.store.database import open_database
@@ -59,7 +61,7 @@ def direct(house: HollowbrookHTTPServer) -> Iterator[Fetch]:
             response = client.request(request["method"], url, headers=request["headers"], content=request["body"])
             return {"status": response.status_code, "headers": dict(response.headers), "body": response.text}
 
-        yield fetch
+        yield json_upstream(fetch)
 
 
 @pytest.fixture
@@ -81,11 +83,11 @@ def losing_first_booking_answer(fetch: Fetch) -> Fetch:
     """``fetch``, except the answer to the first booking is lost on its way back to the guest."""
     lost: list[bool] = []
 
-    def send(request: dict[str, Any]) -> dict[str, Any]:
+    def send(request: FetchRequest | UnreadRequest) -> FetchAnswer:
         answer = fetch(request)
-        if request["method"] == "POST" and str(request["url"]).endswith("/bookings") and not lost:
+        if isinstance(request, FetchRequest) and request.method == "POST" and request.url.endswith("/bookings") and not lost:
             lost.append(True)
-            return {"error": {"code": "connection-lost", "message": "the connection closed before the answer came"}}
+            return FetchRefusal("connection-lost", "the connection closed before the answer came")
         return answer
 
     return send
@@ -178,7 +180,7 @@ def test_the_demo_books_once_and_its_charge_is_held_then_runs_once_when_approved
 
     gateway.approvals.decide(TENANT, held["error"]["approval_id"], approve=True, by="test")
     charge_request = next(r for r in host.requests if r["url"].endswith("/charges"))
-    charged, again = fetch(charge_request), fetch(charge_request)
+    charged, again = (fetch(read_request(charge_request)).document() for _ in range(2))
     assert charged["status"] == 201 and again.get("replayed") is True
     (charge,) = house.house.charges()
     assert (charge["booking_id"], charge["amount_cents"]) == (booking["booking_id"], booking["total_cents"])

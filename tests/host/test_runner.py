@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from tests.conftest import HOLLOWBROOK
+from tests.gateway.wire import json_upstream
 from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.compiler import compile_dir
@@ -39,7 +40,7 @@ def loopback_fetch(house: HollowbrookHTTPServer) -> Any:
         response = httpx.request(request["method"], url, headers=request["headers"], content=request["body"], timeout=5)
         return {"status": response.status_code, "headers": dict(response.headers), "body": response.text}
 
-    return fetch
+    return json_upstream(fetch)
 
 
 def test_make_runner_gives_the_in_process_runner(release: dict[str, Any]) -> None:

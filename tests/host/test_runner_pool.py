@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.gateway.wire import json_upstream
 
 from skillhouse.compiler import compile_dir
 from skillhouse.host import TurnHost, make_runner
 from skillhouse.host.runner import GuestRunner
 from skillhouse.host.runner_pool import RunnerPool
+from skillhouse.host.turn import Fetch
 from skillhouse.host.wasm_build import GuestApp
 from skillhouse.host.wasm_runner import WasmRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE_APP = GuestApp(ROOT / "tests" / "host" / "wasm" / "probe_app.py")
+PROBE_REQUEST = json.dumps({"method": "GET", "url": "http://probe.example/", "headers": {}, "body": None})
+"""What the probe's ``echo`` tool hands ``fetch_url``: a request the host reads as one."""
 BOOKING = {"room_id": 2, "guest_name": "Mo", "arrival": "2025-05-01", "departure": "2025-05-03"}
 
 
@@ -29,9 +32,9 @@ def hollowbrook() -> dict[str, Any]:
     return compiled.document
 
 
-def answering(marker: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def answering(marker: str) -> Fetch:
     """A fetch that answers every request with ``marker`` in its body."""
-    return lambda request: {"status": 200, "headers": {}, "body": marker}
+    return json_upstream(lambda request: {"status": 200, "headers": {}, "body": marker})
 
 
 def probe_runner(host: TurnHost, kind: str) -> GuestRunner:
@@ -101,11 +104,11 @@ def test_an_idle_runner_reaches_no_gateway() -> None:
         calls.append(request)
         return {"status": 200, "headers": {}, "body": "sent"}
 
-    with pool.checkout("probe", "acme", [], fetch) as runner:
-        assert json.loads(runner.call_tool("echo", "{}"))["body"] == "sent"
+    with pool.checkout("probe", "acme", [], json_upstream(fetch)) as runner:
+        assert json.loads(runner.call_tool("echo", PROBE_REQUEST))["body"] == "sent"
     # the runner is idle in the pool now: its guest, were it entered, would reach no one's fetch
     assert isinstance(runner, WasmRunner)
-    assert json.loads(runner.call_tool("echo", "{}"))["error"]["code"] == "no-turn"
+    assert json.loads(runner.call_tool("echo", PROBE_REQUEST))["error"]["code"] == "no-turn"
     assert len(calls) == 1
 
 
@@ -122,7 +125,7 @@ def test_a_runner_whose_guest_trapped_is_discarded_and_the_next_call_gets_a_fres
     assert pool.idle(key) == 0
     with pool.checkout("probe", "acme", [], answering("after")) as fresh:
         assert fresh is not runner
-        assert json.loads(fresh.call_tool("echo", "{}"))["body"] == "after"
+        assert json.loads(fresh.call_tool("echo", PROBE_REQUEST))["body"] == "after"
     assert pool.created == 2
 
 
@@ -133,7 +136,7 @@ def test_a_call_that_raised_discards_its_runner() -> None:
         raise ConnectionError("the gateway is gone")
 
     with pytest.raises(ConnectionError), pool.checkout("probe", "acme", [], failing) as runner:
-        runner.call_tool("echo", "{}")
+        runner.call_tool("echo", PROBE_REQUEST)
 
     assert pool.discarded == 1
     assert pool.idle(("probe", "acme", ())) == 0

@@ -27,7 +27,7 @@ def test_rows_from_before_keep_their_values_and_the_migration_goes_down(unmigrat
     approval = ApprovalStore(unmigrated).get("acme", "apr_old")
     assert (approval.state, approval.decided_by, approval.decided_at, approval.note) == ("denied", "api, token #1", 2.0, None)
     [row] = audit_rows(unmigrated, "acme", AuditFilter(approval="apr_old"))
-    assert (row["decision"], row["actor"]) == ("held", None)
+    assert (row.decision, row.actor) == ("held", None)
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

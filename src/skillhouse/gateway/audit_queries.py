@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from sqlalchemy import Select, and_, func, or_, select
 
@@ -37,6 +37,38 @@ class AuditFilter:
     approval: str = ""
     since: float | None = None
     until: float | None = None
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One row of the audit trail as a person reads it: an egress decision of the gateway, or a person's
+    decision on an approval (``approved``/``denied``, with ``actor``). Never a header, a body or a query string."""
+
+    id: int
+    at: float
+    """When, in epoch seconds."""
+    tenant_id: str
+    turn_id: str | None
+    method: str
+    host: str
+    path: str
+    operation: str | None
+    decision: str
+    code: str | None
+    status: int | None
+    address: str | None
+    idempotency_key: str | None
+    approval_id: str | None
+    actor: str | None
+    """Who decided when a person did (the deciding token); ``None`` for the gateway's own rows."""
+
+
+def _record(row: AuditRow) -> AuditRecord:
+    return AuditRecord(
+        id=row.id, at=row.at, tenant_id=row.tenant_id, turn_id=row.turn_id, method=row.method, host=row.host,
+        path=row.path, operation=row.operation, decision=row.decision, code=row.code, status=row.status,
+        address=row.address, idempotency_key=row.idempotency_key, approval_id=row.approval_id, actor=row.actor,
+    )
 
 
 @dataclass(frozen=True)
@@ -75,14 +107,10 @@ def _audit_query(tenant: str, where: AuditFilter) -> Select[AuditRow]:
     return query
 
 
-def _columns(row: AuditRow) -> dict[str, Any]:
-    return {column.name: getattr(row, column.name) for column in AuditRow.__table__.columns}
-
-
-def audit_rows(database: Database, tenant: str, where: AuditFilter) -> list[dict[str, Any]]:
+def audit_rows(database: Database, tenant: str, where: AuditFilter) -> list[AuditRecord]:
     """Every one of the tenant's audit rows matching ``where``, newest first (for a narrow filter, such as one approval's)."""
     with database.sessions() as session:
-        return [_columns(row) for row in session.scalars(_audit_query(tenant, where).order_by(AuditRow.id.desc()))]
+        return [_record(row) for row in session.scalars(_audit_query(tenant, where).order_by(AuditRow.id.desc()))]
 
 
 def _cursor_id(cursor: str) -> int | None:
@@ -90,7 +118,7 @@ def _cursor_id(cursor: str) -> int | None:
 
 
 def audit_page(database: Database, tenant: str, where: AuditFilter, cursor: str = "", direction: Direction = "older",
-               size: int = PAGE_SIZE) -> Page[dict[str, Any]]:
+               size: int = PAGE_SIZE) -> Page[AuditRecord]:
     """A page of the tenant's audit rows matching ``where``: the ``size`` rows just older (or newer) than ``cursor``
     (a row id; empty for the newest page)."""
     query = _audit_query(tenant, where)
@@ -106,10 +134,10 @@ def audit_page(database: Database, tenant: str, where: AuditFilter, cursor: str 
             found = list(session.scalars(paged.order_by(AuditRow.id.desc()).limit(size + 1)))
             more_older, rows = len(found) > size, found[:size]
             more_newer = anchor is not None
-        shown = [_columns(row) for row in rows]
+        shown = [_record(row) for row in rows]
     if not shown:
         return Page([], int(total), None, None)
-    return Page(shown, int(total), str(shown[0]["id"]) if more_newer else None, str(shown[-1]["id"]) if more_older else None)
+    return Page(shown, int(total), str(shown[0].id) if more_newer else None, str(shown[-1].id) if more_older else None)
 
 
 def approval_page(database: Database, tenant: str, waiting: bool, cursor: str = "", direction: Direction = "older",

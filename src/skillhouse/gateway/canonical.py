@@ -1,7 +1,7 @@
 """The one canonical request the gateway decides on, commits to and sends, read once from the guest's.
 
-:func:`canonical_request` turns the ``fetch_url`` request (``{method, url, headers, body}``) into a
-:class:`CanonicalRequest`, or refuses it before anything is read from the store, claimed or sent.
+:func:`canonical_request` turns the ``fetch_url`` request (a :class:`~skillhouse.gateway.exchange.FetchRequest`,
+read from the guest's ``{method, url, headers, body}``) into a :class:`CanonicalRequest`, or refuses it before anything is read from the store, claimed or sent.
 Everything downstream (operation matching, gates, identity, egress, credentials, the commitment,
 the audit and the approval a person reads) works on it, and the upstream receives exactly its bytes.
 
@@ -27,16 +27,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from skillhouse.gateway.canonical_url import CanonicalURL, canonical_url
 from skillhouse.gateway.egress import Target
 from skillhouse.gateway.errors import DuplicateHeader, DuplicateJsonKey, GatewayError, InvalidRequest
+from skillhouse.gateway.exchange import METHODS, FetchRequest
 from skillhouse.json_types import JsonObject
 
-METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 MAX_HEADERS = 64
 MAX_HEADER_BYTES = 16 * 1024
 GATEWAY_HEADERS = frozenset(
@@ -86,19 +85,14 @@ class CanonicalRequest:
         return {"method": self.method, "url": self.url.text, "headers": headers, "body": body}
 
 
-def canonical_request(request: Any) -> CanonicalRequest:
+def canonical_request(request: FetchRequest) -> CanonicalRequest:
     """Read a ``fetch_url`` request into its canonical form, or raise the refusal saying why not."""
-    if not isinstance(request, Mapping):
-        raise InvalidRequest("the request must be an object {method, url, headers, body}", field="request")
-    method, url = request.get("method"), request.get("url")
-    headers, body = request.get("headers") or {}, request.get("body")
-    if not isinstance(method, str) or method.upper() not in METHODS:
+    method, url, body = request.method, request.url, request.body
+    if method.upper() not in METHODS:
         raise InvalidRequest(f"method must be one of {', '.join(sorted(METHODS))}", field="method")
-    if not isinstance(url, str) or not url:
+    if not url:
         raise InvalidRequest("url must be a non-empty string", field="url")
-    canonical_headers = _headers(headers)
-    if body is not None and not isinstance(body, str):
-        raise InvalidRequest("body must be a string or null", field="body")
+    canonical_headers = _headers(request.headers)
     if body is not None and not _utf8(body):
         raise InvalidRequest("body is not text that UTF-8 can carry (a lone surrogate)", field="body", reason="not-utf8")
     location = canonical_url(url)
@@ -121,15 +115,13 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _headers(headers: Any) -> tuple[tuple[str, str], ...]:
-    if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise InvalidRequest("headers must be an object of strings", field="headers")
+def _headers(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     if len(headers) > MAX_HEADERS:
         raise InvalidRequest(f"at most {MAX_HEADERS} headers are accepted", field="headers", reason="too-many")
-    if sum(len(k) + len(v) for k, v in headers.items()) > MAX_HEADER_BYTES:
+    if sum(len(k) + len(v) for k, v in headers) > MAX_HEADER_BYTES:
         raise InvalidRequest(f"headers are over {MAX_HEADER_BYTES} bytes in all", field="headers", reason="too-large")
     seen: dict[str, str] = {}
-    for name, value in headers.items():
+    for name, value in headers:
         where = f"headers.{name}" if name.isprintable() and len(name) <= 64 else "headers"
         if not _TOKEN.fullmatch(name):
             raise InvalidRequest(f"header name {name!r} is not an HTTP token", field=where, reason="invalid-name")
@@ -147,7 +139,7 @@ def _headers(headers: Any) -> tuple[tuple[str, str], ...]:
         if lowered in seen:
             raise DuplicateHeader(f"header {name} is given twice (as {seen[lowered]} and {name})", field=where)
         seen[lowered] = name
-    kept = ((name.lower(), value.strip(" \t")) for name, value in headers.items())
+    kept = ((name.lower(), value.strip(" \t")) for name, value in headers)
     return tuple(sorted(pair for pair in kept if pair[0] not in GATEWAY_HEADERS))
 
 

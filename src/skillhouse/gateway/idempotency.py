@@ -31,8 +31,8 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, delete, select, update
 
 from skillhouse.gateway.errors import IdempotencyConflict, IdempotencyMismatch, UpstreamUnresolved
+from skillhouse.gateway.exchange import FetchAnswer, read_answer
 from skillhouse.gateway.key_audit import KeyAuditWrites
-from skillhouse.json_types import FetchAnswer
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow
 from skillhouse.store.prepared import DriverTransaction, Prepared, json_text, json_value, read
@@ -78,6 +78,13 @@ class KeyRow:
     lease_until: float
     expires_at: float
     response: FetchAnswer | None
+    """The stored answer of a completed key (``None`` while it runs)."""
+
+    def stored(self) -> FetchAnswer:
+        """The answer of a completed key; a ``ValueError`` when a completed row holds none (never written so)."""
+        if self.response is None:
+            raise ValueError("a completed idempotency key holds no answer")
+        return self.response
 
 
 def key_row(found: tuple[Any, ...] | None) -> KeyRow | None:
@@ -85,7 +92,9 @@ def key_row(found: tuple[Any, ...] | None) -> KeyRow | None:
     if found is None:
         return None
     state, commitment, lease_until, expires_at, response = found
-    return KeyRow(state, commitment, float(lease_until), float(expires_at), json_value(response))
+    document = json_value(response)
+    return KeyRow(state, commitment, float(lease_until), float(expires_at),
+                  None if document is None else read_answer(document))
 
 
 class IdempotencyStore:
@@ -121,7 +130,7 @@ class IdempotencyStore:
             return None
         if row.commitment != commitment:
             raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
-        return Replay(dict(row.response or {}))
+        return Replay(row.stored())
 
     def claim(self, tenant: str, key: str, operation: str, commitment: str, audit: Mapping[str, Any]) -> Claimed | Replay:
         """Hold ``key`` for this request, or answer as the request that holds or held it.
@@ -151,7 +160,7 @@ class IdempotencyStore:
             if row.commitment != commitment:
                 raise IdempotencyMismatch(f"key {key} was first used with a different request", idempotency_key=key)
             if row.state == "completed":
-                return Replay(dict(row.response or {}))
+                return Replay(row.stored())
             if row.state == "unresolved":
                 raise self._unresolved(key)
             if row.lease_until <= now:
@@ -184,7 +193,7 @@ class IdempotencyStore:
 
     def complete(self, claimed: Claimed, tenant: str, response: FetchAnswer, audit: Mapping[str, Any]) -> None:
         """Store the answer, duplicates now replay it; and finish the claim's audit row (``AuditLog.finishing``)."""
-        values = {"tenant": tenant, "key": claimed.key, "response": json_text(dict(response)),
+        values = {"tenant": tenant, "key": claimed.key, "response": json_text(response.document()),
                   "expires_at": self.clock() + self.policy.ttl_seconds}  # fmt: skip
         self._writes.complete(values, claimed.audit_row, audit)
 

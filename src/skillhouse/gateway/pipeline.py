@@ -8,8 +8,9 @@ this request is used now; 6a. the tenant's rate limits and the waits upstreams a
 (``gateway/limits.py``; a limited call gives back the approval it used and claims nothing); 7. claim the idempotency key; 8. send to the checked address with
 credentials and ``Idempotency-Key`` injected; 9. redact the answer, store it under the key, audit the
 decision. Every step reads the canonical request, and the upstream receives exactly its bytes (its
-request target is sent verbatim). :meth:`Gateway.fetch` answers in the ``fetch_url`` contract and
-never raises for a refusal: every refusal is an ``{"error": {...}}`` with a stable code.
+request target is sent verbatim). :meth:`Gateway.fetch` takes the request the host read from the guest's
+JSON and answers a typed answer (``gateway/exchange.py``), never raising for a refusal: every refusal is a
+:class:`~skillhouse.gateway.exchange.FetchRefusal` with a stable code.
 
 Commits per request, fewest that keep every guarantee: one autocommit read of all the stored state a
 decision needs (tenant allow-list and gates, credentials, the key's row, whether a rate limit may apply:
@@ -30,7 +31,7 @@ from typing import Any
 
 from skillhouse.gateway.approvals import ApprovalStore
 from skillhouse.gateway.audit import AuditEntry, AuditLog, finishing, opening
-from skillhouse.gateway.canonical import METHODS, CanonicalRequest, canonical_request
+from skillhouse.gateway.canonical import CanonicalRequest, canonical_request
 from skillhouse.gateway.commitment import commitment, idempotency_key, identity_values
 from skillhouse.gateway.connections import ConnectionBroker
 from skillhouse.gateway.credentials import CredentialStore, Injection
@@ -46,9 +47,20 @@ from skillhouse.gateway.errors import (
     ApprovalRequired,
     GatewayError,
     GatewayFault,
+    InvalidRequest,
     RateLimited,
     UpstreamFailed,
     UpstreamUnresolved,
+)
+from skillhouse.gateway.exchange import (
+    METHODS,
+    FetchAnswer,
+    FetchRefusal,
+    FetchRequest,
+    FetchResponse,
+    UnreadRequest,
+    refusal,
+    replayed,
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
 from skillhouse.gateway.key_review import KeyReview
@@ -67,7 +79,7 @@ from skillhouse.gateway.upstream import (
     Withheld,
     failure_details,
 )
-from skillhouse.json_types import FetchAnswer, FetchRequest, JsonObject
+from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.telemetry import annotate, inject_traceparent, span
 
@@ -158,22 +170,23 @@ class Gateway:
         self.observers: list[Callable[[str, float], None]] = []
         """Told each decision's code (``allowed``, ``replayed`` or the refusal's) and its seconds (metrics)."""
 
-    def fetch(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
-        """Decide and (maybe) send one ``fetch_url`` request; the answer in the host contract. Never raises."""
+    def fetch(self, turn: TurnContext, request: FetchRequest | UnreadRequest) -> FetchAnswer:
+        """Decide and (maybe) send one ``fetch_url`` request; the upstream's answer or the refusal. Never raises.
+
+        ``request`` is what the host read from the guest's JSON (``gateway/exchange.py``): an
+        :class:`~skillhouse.gateway.exchange.UnreadRequest` is refused, and audited, like any bad request."""
         started = time.perf_counter()
         with span("skillhouse.gateway", tenant=turn.tenant) as current:
             answer = self._fetch_safely(turn, request)
-            error = answer.get("error")
-            code = str(error.get("code")) if isinstance(error, Mapping) else "replayed" if answer.get("replayed") else "allowed"
+            code = answer.code if isinstance(answer, FetchRefusal) else "replayed" if answer.replayed else "allowed"
             if current is not None:
-                status = answer.get("status")
-                annotate(current, code=code, replayed=bool(answer.get("replayed")),
-                         http__response__status_code=status if isinstance(status, int) else None)
+                annotate(current, code=code, replayed=answer.replayed,
+                         http__response__status_code=_status(answer))
         for observe in self.observers:
             observe(code, time.perf_counter() - started)
         return answer
 
-    def _fetch_safely(self, turn: TurnContext, request: FetchRequest) -> FetchAnswer:
+    def _fetch_safely(self, turn: TurnContext, request: FetchRequest | UnreadRequest) -> FetchAnswer:
         try:
             return self._fetch(turn, request)
         except Exception as exc:
@@ -181,27 +194,27 @@ class Gateway:
             # the API. A key claimed for this request stays running and turns unresolved when its lease
             # ends, so the request is never resent. Only the type is logged: messages may carry SQL values.
             log.error("gateway failure deciding a request of tenant %s: %s", turn.tenant, type(exc).__name__)
-            return GatewayFault(
+            return refusal(GatewayFault(
                 f"the gateway failed while deciding this request ({type(exc).__name__}); if it was sent, its "
                 "idempotency key turns unresolved and it is not resent automatically",
                 code="gateway-failure",
-            ).document()
+            ))
 
-    def _fetch(self, turn: TurnContext, request: Mapping[str, Any]) -> FetchAnswer:
+    def _fetch(self, turn: TurnContext, request: FetchRequest | UnreadRequest) -> FetchAnswer:
         try:
             call = self._read(turn, request)
-        except GatewayError as refusal:
-            method = request.get("method") if isinstance(request, Mapping) else None
-            written = method.upper() if isinstance(method, str) and method.upper() in METHODS else "-"
+        except GatewayError as refused:
+            method = request.method
+            written = method.upper() if method is not None and method.upper() in METHODS else "-"
             # nothing of an unreadable URL is written: it is not canonical and may hold anything
-            self.audit.record(AuditEntry(turn.tenant, turn.turn_id, written, "", "", "refused", code=refusal.code))
-            return refusal.document()
+            self.audit.record(AuditEntry(turn.tenant, turn.turn_id, written, "", "", "refused", code=refused.code))
+            return refusal(refused)
         try:
             return self._decide(turn, call)
-        except GatewayError as refusal:
-            decision = "held" if refusal.code in ("approval-required", "connection-required") else "refused" if refusal.code in _REFUSED else "error"
-            self._record(call, decision, code=refusal.code, approval_id=refusal.details.get("approval_id"))
-            return refusal.document()
+        except GatewayError as refused:
+            decision = "held" if refused.code in ("approval-required", "connection-required") else "refused" if refused.code in _REFUSED else "error"
+            self._record(call, decision, code=refused.code, approval_id=refused.details.get("approval_id"))
+            return refusal(refused)
         finally:
             if call.admission is not None and call.admission.leases:
                 self._release(turn.tenant, call.admission)
@@ -229,7 +242,9 @@ class Gateway:
             self.audit.finish(call.audit_row, entry)
 
     @staticmethod
-    def _read(turn: TurnContext, request: Mapping[str, Any]) -> _Call:
+    def _read(turn: TurnContext, request: FetchRequest | UnreadRequest) -> _Call:
+        if isinstance(request, UnreadRequest):
+            raise InvalidRequest(request.message, field=request.field)
         canonical = canonical_request(request)
         target = canonical.target
         entry = AuditEntry(turn.tenant, turn.turn_id, canonical.method, target.authority, target.path, "pending")
@@ -257,8 +272,8 @@ class Gateway:
             replay = self.keys.replay_of(stored.seen, key, committed)
             if replay is not None:
                 # nothing leaves for a replay: its audit row may wait for the WAL writer (see store/database.py)
-                self._record(call, "replayed", durable=False, status=replay.response.get("status"), idempotency_key=key)
-                return {**replay.response, "replayed": True}
+                self._record(call, "replayed", durable=False, status=_status(replay.response), idempotency_key=key)
+                return replayed(replay.response)
         gate = turn.releases.gate_for(request.method, call.target, call.match)
         if gate is None:
             gate = next((g for g in tenant_gates if BoundReleases([], [g]).gate_for(request.method, call.target, None)), None)
@@ -294,8 +309,8 @@ class Gateway:
             if isinstance(claim, Replay):
                 if approval_id is not None:
                     self.approvals.give_back(turn.tenant, approval_id)
-                self._record(call, "replayed", durable=False, status=claim.response.get("status"), idempotency_key=key)
-                return {**claim.response, "replayed": True}
+                self._record(call, "replayed", durable=False, status=_status(claim.response), idempotency_key=key)
+                return replayed(claim.response)
             claimed, call.audit_row = claim, claim.audit_row
         try:
             # OAuth access tokens are fetched only now: after the egress rule, the gate and the claim
@@ -360,7 +375,7 @@ class Gateway:
             raise UpstreamFailed(exc.message, code=code, **failure_details(exc)) from None
         except Withheld as exc:
             # the upstream acted and answered: the refusal is this request's answer, stored under its key
-            withheld = UpstreamFailed(exc.message, code=exc.code, **failure_details(exc)).document()
+            withheld = refusal(UpstreamFailed(exc.message, code=exc.code, **failure_details(exc)))
             outcome: JsonObject = {"status": exc.status, "code": exc.code, "idempotency_key": key, "approval_id": approval_id}
             if claimed is None:
                 self._record(call, "allowed", **outcome)
@@ -401,3 +416,8 @@ class Gateway:
 
     def close(self) -> None:
         self.upstream.close()
+
+
+def _status(answer: FetchAnswer) -> int | None:
+    """The upstream's status of an answer that is its response (a refusal has none)."""
+    return answer.status if isinstance(answer, FetchResponse) else None

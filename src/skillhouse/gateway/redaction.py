@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
-from skillhouse.json_types import FetchAnswer
+from skillhouse.gateway.exchange import FetchAnswer, FetchRefusal, FetchResponse
 
 REDACTED = "[REDACTED]"
 WITHHELD = "response-withheld"
@@ -188,12 +188,13 @@ class Redactor:
     def answer(self, status: int, headers: Mapping[str, str], body: str) -> FetchAnswer:
         """The answer in the ``fetch_url`` contract, scrubbed, or ``response-withheld`` when scrubbing is not enough."""
         if not self:
-            return {"status": status, "headers": dict(headers), "body": body}
+            return FetchResponse(status, dict(headers), body)
         scrubbed_headers, scrubbed_body = self.headers(headers), self.text(body)
         if self.survives(scrubbed_body) or any(self.survives(f"{k}: {v}") for k, v in scrubbed_headers.items()):
-            return {"error": {
-                "code": WITHHELD, "status": status,
-                "message": f"the upstream answered {status}, echoing a bound credential in a spelling that cannot be "
-                           "redacted in place; the answer is withheld (the request was sent and may have acted)",
-            }}  # fmt: skip
-        return {"status": status, "headers": scrubbed_headers, "body": scrubbed_body}
+            return FetchRefusal(
+                WITHHELD,
+                f"the upstream answered {status}, echoing a bound credential in a spelling that cannot be "
+                "redacted in place; the answer is withheld (the request was sent and may have acted)",
+                {"status": status},
+            )
+        return FetchResponse(status, scrubbed_headers, scrubbed_body)

@@ -1,8 +1,10 @@
 """A :class:`~skillhouse.guest.host.Host` for one turn, built from release documents and two callables.
 
-``fetch`` takes the request dict the guest built and answers the response dict (the gateway, later;
-a fake upstream in tests); ``complete`` takes the neutral completion request and answers the model's
-turn. Both answers follow the contracts in :mod:`skillhouse.guest.host`.
+``fetch`` takes the request the guest built, read once from its JSON into the gateway's typed request
+(:func:`skillhouse.gateway.exchange.read_request`), and answers a typed answer, written back as JSON
+once (the gateway; a fake upstream in tests); ``complete`` takes the neutral completion request and
+answers the model's turn. The JSON both sides of the component boundary read follows the contracts in
+:mod:`skillhouse.guest.host`.
 
 A host whose guest is kept warm between calls (see :mod:`skillhouse.host.runner_pool`) is bound to
 each call's gateway with :meth:`TurnHost.serve` and unbound with :meth:`TurnHost.release`.
@@ -14,16 +16,16 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
+from skillhouse.gateway.exchange import FetchAnswer, FetchRefusal, FetchRequest, UnreadRequest, read_request
 from skillhouse.json_types import (
-    FetchAnswer,
-    FetchRequest,
+    FetchRequestDocument,
     JsonObject,
     ModelAnswer,
     ModelRequest,
     ReleaseDocument,
 )
 
-Fetch = Callable[[FetchRequest], FetchAnswer]
+Fetch = Callable[[FetchRequest | UnreadRequest], FetchAnswer]
 Complete = Callable[[ModelRequest], ModelAnswer]
 
 
@@ -43,7 +45,11 @@ def _no_model(request: ModelRequest) -> ModelAnswer:
     return {"error": {"code": "no-model", "message": "this turn has no model bound"}}
 
 
-def _no_turn(request: FetchRequest) -> FetchAnswer:
+def _no_turn(request: FetchRequest | UnreadRequest) -> FetchAnswer:
+    return FetchRefusal("no-turn", "this guest serves no call now")
+
+
+def _no_turn_model(request: ModelRequest) -> ModelAnswer:
     return {"error": {"code": "no-turn", "message": "this guest serves no call now"}}
 
 
@@ -62,8 +68,8 @@ class TurnHost:
         self._fetch = fetch
         self._complete = complete or _no_model
         self._objects = dict(objects or {})
-        self.requests: list[FetchRequest] = []
-        """Every request the guest handed to ``fetch_url``, in order."""
+        self.requests: list[FetchRequestDocument] = []
+        """Every request the guest handed to ``fetch_url``, in order, as its JSON."""
         self.logs: list[tuple[str, str]] = []
 
     def serve(self, fetch: Fetch, complete: Complete | None = None) -> None:
@@ -75,7 +81,7 @@ class TurnHost:
 
     def release(self) -> None:
         """Serve nothing: an idle guest's host keeps no gateway, context or record of its last call."""
-        self.serve(_no_turn, _no_turn)
+        self.serve(_no_turn, _no_turn_model)
 
     def eager_tools(self) -> str:
         return self._eager
@@ -89,9 +95,10 @@ class TurnHost:
         return json.dumps({"error": {"code": "not-found", "message": f"no object at {path!r}"}})
 
     def fetch_url(self, request: str) -> str:
+        # the one place the guest's request is read from JSON and its answer written as JSON
         decoded = json.loads(request)
         self.requests.append(decoded)
-        return json.dumps(self._fetch(decoded), ensure_ascii=False)
+        return json.dumps(self._fetch(read_request(decoded)).document(), ensure_ascii=False)
 
     def complete(self, request: str) -> str:
         return json.dumps(self._complete(json.loads(request)), ensure_ascii=False)

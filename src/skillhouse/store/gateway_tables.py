@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from skillhouse.json_types import FetchAnswer, JsonObject
+from skillhouse.json_types import FetchAnswerDocument, JsonObject
 from skillhouse.store.base import Base
 
 APPROVAL_STATES = ("pending", "approved", "denied", "used", "expired")
@@ -188,7 +188,7 @@ class IdempotencyRow(Base):
     state: Mapped[str] = mapped_column(String(16))
     lease_until: Mapped[float] = mapped_column(Float)
     expires_at: Mapped[float] = mapped_column(Float)
-    response: Mapped[FetchAnswer | None] = mapped_column(JSON, nullable=True)
+    response: Mapped[FetchAnswerDocument | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.gateway.wire import json_upstream
 from tests.hollowbrook import running_hollowbrook
 from tests.host.models.fake_provider import FakeProvider, fake_provider
 
@@ -44,7 +45,7 @@ def run_turn(model: ChatModel, house: HollowbrookHTTPServer) -> dict[str, Any]:
         response = httpx.request(request["method"], url, headers=request["headers"], content=request["body"])
         return {"status": response.status_code, "headers": {}, "body": response.text}
 
-    host = TurnHost([compiled.document], fetch, model.complete)
+    host = TurnHost([compiled.document], json_upstream(fetch), model.complete)
     answer: dict[str, Any] = json.loads(make_runner(host, "inprocess").run_turn(json.dumps({"prompt": "Book it."})))
     return answer
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.gateway.wire import json_upstream
 
 from skillhouse.host import InProcessRunner, TurnHost
 from skillhouse.host.wasm_build import BuiltComponent
@@ -47,9 +48,9 @@ values = st.recursive(
 def runners(
     hollowbrook: dict[str, Any], agent_component: BuiltComponent, cache_dir: Path
 ) -> tuple[InProcessRunner, WasmRunner]:
-    inprocess = InProcessRunner(TurnHost([hollowbrook], echo, objects={"house_rules.md": "Quiet at ten."}))
+    inprocess = InProcessRunner(TurnHost([hollowbrook], json_upstream(echo), objects={"house_rules.md": "Quiet at ten."}))
     wasm = WasmRunner(
-        TurnHost([hollowbrook], echo, objects={"house_rules.md": "Quiet at ten."}), cache_dir=cache_dir
+        TurnHost([hollowbrook], json_upstream(echo), objects={"house_rules.md": "Quiet at ten."}), cache_dir=cache_dir
     )
     return inprocess, wasm
 

@@ -49,7 +49,7 @@ def audit_view(request: Request, session: RunSessionDep, turn: str = "", skill: 
     cursor, direction = direction_of(before, after)
     found = audit_page(database, session.tenant, where, cursor, direction)
     turns, skills = audit_choices(database, session.tenant)
-    approvals = approval_states(database, session.tenant, (row["approval_id"] for row in found.rows if row["approval_id"]))
+    approvals = approval_states(database, session.tenant, (row.approval_id for row in found.rows if row.approval_id))
     filters = {"turn": where.turn, "skill": where.skill, "operation": where.operation, "decision": where.decision,
                "since": since.strip(), "until": until.strip()}
     return page(request, "audit.html", session, title="Audit", found=found, where=where, filters=filters,
