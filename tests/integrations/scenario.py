@@ -11,7 +11,12 @@ from tests.client.served import Served
 
 from skillhouse.client import Client
 
-BOOKING = {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": "2031-07-01", "departure": "2031-07-03"}
+
+def booking(month: int) -> dict[str, Any]:
+    """Two nights in the double room in ``month`` of 2031: each framework's test books its own month, as they
+    share one house."""
+    return {"room_id": 2, "guest_name": "Ada Lovelace", "arrival": f"2031-{month:02d}-01",
+            "departure": f"2031-{month:02d}-03"}
 
 
 def charge_for(booking_result: Any) -> dict[str, Any]:

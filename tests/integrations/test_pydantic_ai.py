@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tests.client.served import Served
-from tests.integrations.scenario import BOOKING, assert_booked_once_and_charge_held, charge_for, house_now
+from tests.integrations.scenario import assert_booked_once_and_charge_held, booking, charge_for, house_now
 
 from skillhouse.client import AsyncClient
 from skillhouse.integrations.pydantic_ai import SkillhouseToolset
@@ -39,7 +39,7 @@ def test_a_function_model_books_through_the_toolset_and_reads_the_held_charge(se
         if step == 1:
             return ModelResponse(parts=[ToolCallPart("load_tools", {"names": ["create_booking", "charge"]})])
         if step == 2:
-            return ModelResponse(parts=[ToolCallPart("hollowbrook_create_booking", dict(BOOKING))])
+            return ModelResponse(parts=[ToolCallPart("hollowbrook_create_booking", booking(1))])
         if step == 3:
             return ModelResponse(parts=[ToolCallPart("hollowbrook_charge", charge_for(returns[-1].content))])
         return ModelResponse(parts=[TextPart("Booked; the charge waits for approval.")])
