@@ -4,6 +4,7 @@
 - :mod:`skillhouse.integrations.pydantic_ai`: a pydantic-ai toolset (``pip install 'skillhouse[pydantic-ai]'``)
 - :mod:`skillhouse.integrations.langchain`: LangChain tools, for LangGraph too (``skillhouse[langchain]``)
 - :mod:`skillhouse.integrations.openai_agents`: OpenAI Agents SDK function tools (``skillhouse[openai-agents]``)
+- :mod:`skillhouse.integrations.google_adk`: a Google ADK toolset (``skillhouse[google-adk]``)
 
 Each framework is imported only by its own module: importing skillhouse, or this package, imports none.
 What they share, framework-free, is :mod:`skillhouse.integrations.common`.
