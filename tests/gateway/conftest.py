@@ -15,6 +15,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy.engine import make_url
 from tests.gateway.upstream_server import Upstream
 from tests.real_parts import postgres_url
+from tests.scratch import migrated_sqlite_file
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
@@ -59,6 +60,8 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def database(database_url: str) -> Iterator[Database]:
+    if database_url.startswith("sqlite:///"):
+        migrated_sqlite_file(Path(database_url.removeprefix("sqlite:///")))  # see tests/scratch.py
     db = open_database(database_url)
     yield db
     db.dispose()
