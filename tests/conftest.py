@@ -30,6 +30,14 @@ Use the tools.
 PackageFactory = Callable[..., Path]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # ``-k fuzz`` selects by marker too, so ``make fuzz`` runs these along with the tests named for it
+    config.addinivalue_line(
+        "markers", "fuzz: a property the default run checks on a sample or with few examples; "
+        "`make fuzz` (SKILLHOUSE_FUZZ=long) checks it in full",
+    )
+
+
 @pytest.fixture
 def make_package(tmp_path: Path) -> PackageFactory:
     """Write a skill package into ``tmp_path/<name>`` from file names to (dedented) texts.

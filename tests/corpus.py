@@ -19,8 +19,9 @@ UNPACKED = ROOT / ".data" / "corpus"
 
 
 def _unpack(packed: Path, target: Path) -> None:
-    # written beside and renamed: a concurrent reader never sees half a spec
-    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    # written beside the folder and renamed into it: a concurrent reader never sees half a spec, and a
+    # concurrent run's clean-up of the folder never removes one being written
+    partial = target.parent.with_name(f".corpus-{target.name}.{os.getpid()}")
     partial.write_bytes(lzma.decompress(packed.read_bytes()))
     os.replace(partial, target)
 
@@ -34,7 +35,7 @@ def unpacked_corpus() -> Path:
     wanted = {p.name.removesuffix(".xz") for p in packed}
     for stale in UNPACKED.iterdir():
         if stale.name not in wanted:
-            stale.unlink()
+            stale.unlink(missing_ok=True)
     for source in packed:
         target = UNPACKED / source.name.removesuffix(".xz")
         if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:

@@ -4,11 +4,19 @@ It opens the store the way serve does (:func:`skillhouse.store.open_database`); 
 
 A PostgreSQL run gets its own schema (dropped afterwards) so concurrent test runs on one server
 never see each other's rows.
+
+A SQLite file starts as a copy of one this process migrated from empty the first time it needed one
+(:func:`migrated_sqlite_file`), then is opened as above (which finds it at head): the migrations,
+a few dozen DDL statements each committed to the disk, ran for every test's file and were most of
+its setup. Tests of the migrations themselves start from their own empty or old files.
 """
 
 from __future__ import annotations
 
+import atexit
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,10 +47,27 @@ def postgres_schema_url(base_url: str) -> Iterator[str]:
         admin.dispose()
 
 
+_template: Path | None = None
+
+
+def migrated_sqlite_file(target: Path) -> None:
+    """Write at ``target`` a SQLite database migrated to head (a copy of this process's migrated template)."""
+    global _template
+    if _template is None:
+        folder = Path(tempfile.mkdtemp(prefix="skillhouse-sqlite-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        open_database(f"sqlite:///{folder / 'template.db'}").dispose()
+        # closing the last connection checkpointed the write-ahead log into the file: the file is the database
+        assert not (folder / "template.db-wal").exists(), "the template's write-ahead log outlived its engine"
+        _template = folder / "template.db"
+    shutil.copyfile(_template, target)
+
+
 @contextmanager
 def scratch_database(kind: str, directory: Path, postgres_url: str | None = None) -> Iterator[Database]:
     """A migrated database: ``kind`` is ``sqlite`` (a file in ``directory``) or ``postgresql``."""
     if kind == "sqlite":
+        migrated_sqlite_file(directory / "scratch.db")
         database = open_database(f"sqlite:///{directory / 'scratch.db'}")
         try:
             yield database

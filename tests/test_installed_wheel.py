@@ -80,8 +80,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source)], work, clean_env())
     (wheel,) = wheels.glob("skillhouse-*.whl")
     venv = work / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], work, clean_env())
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", str(wheel)], work, clean_env())
+    # pip from this run's environment installs into the new venv (``--python``): the venv needs no pip of its
+    # own, and modules are compiled when first imported rather than all of them at install (most of the time)
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], work, clean_env())
+    _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-compile", str(wheel)],
+         work, clean_env())
     return Installed(venv, wheel)
 
 

@@ -85,6 +85,7 @@ def jsonschema_accepts(schema: Any) -> bool:
     return True
 
 
+@pytest.mark.fuzz  # its name has no "fuzz" in it: the marker is what puts it in `make fuzz`, with EXAMPLES' long count
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(schemas)
 def test_the_fast_check_agrees_with_jsonschema(schema: Any) -> None:

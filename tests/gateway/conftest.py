@@ -15,6 +15,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy.engine import make_url
 from tests.gateway.upstream_server import Upstream
 from tests.real_parts import postgres_url
+from tests.scratch import migrated_sqlite_file
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
@@ -24,13 +25,13 @@ HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 SECRET_KEY = Fernet.generate_key().decode()
 
 
-def fresh_postgres_database() -> tuple[str, str]:
-    """Create an empty database on the test server; returns (its SQLAlchemy URL, its name)."""
+def fresh_postgres_database(template: str | None = None) -> tuple[str, str]:
+    """Create a database on the test server, empty or a copy of ``template``; returns (its SQLAlchemy URL, its name)."""
     server = postgres_url()
     name = f"skh_gw_{uuid.uuid4().hex[:12]}"
     admin = make_url(server).set(drivername="postgresql")
     with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     return make_url(server).set(database=name).render_as_string(hide_password=False), name
 
 
@@ -40,12 +41,24 @@ def drop_postgres_database(name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="session")
+def migrated_postgres_template() -> Iterator[str]:
+    """A database migrated to head once per run, which the ``database`` fixture's databases are copied from
+    (``CREATE DATABASE ... TEMPLATE``) instead of each running every migration; its name."""
+    url, name = fresh_postgres_database()
+    open_database(url).dispose()  # no connection left to it: a database being copied must have none
+    yield name
+    drop_postgres_database(name)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'skillhouse.db'}"
         return
-    url, name = fresh_postgres_database()
+    # empty unless the test opens it through ``database`` below, which would migrate it to head anyway
+    template = request.getfixturevalue("migrated_postgres_template") if "database" in request.fixturenames else None
+    url, name = fresh_postgres_database(template)
     try:
         yield url
     finally:
@@ -59,6 +72,8 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def database(database_url: str) -> Iterator[Database]:
+    if database_url.startswith("sqlite:///"):
+        migrated_sqlite_file(Path(database_url.removeprefix("sqlite:///")))  # see tests/scratch.py
     db = open_database(database_url)
     yield db
     db.dispose()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -17,6 +19,9 @@ from skillhouse.guest.validation import json_equal
 
 from .strategies import instance_of, schemas
 
+# each example draws a whole operation and its arguments (about three draws for each one kept): at 300 this was
+# the slowest test in tests/guest; the default run takes 150, ``make fuzz`` (SKILLHOUSE_FUZZ=long) 1,500
+EXAMPLES = 1500 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 150
 SCALARS = st.sampled_from([{"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}])
 QUERY_SCHEMAS = SCALARS | SCALARS.map(lambda s: {"type": "array", "items": s})
 URL_SAFE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%/:?&=,")
@@ -77,8 +82,9 @@ def operations(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
+@pytest.mark.fuzz
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
 @given(st.data())
 def test_any_arguments_valid_for_the_schema_translate(data: st.DataObject) -> None:

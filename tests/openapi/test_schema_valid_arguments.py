@@ -5,6 +5,7 @@ schema the model sees, tests/openapi/schema_instances.py) and over specs made fo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,12 @@ from tests.openapi.specs import SPECS, import_of, imported, openapi
 
 from skillhouse.guest import InvalidArguments, build_request
 
-EXAMPLES_PER_OPERATION = 2  # about 2,200 operations in the corpus: two each keeps the file near half a minute of CPU
+LONG = os.environ.get("SKILLHOUSE_FUZZ") == "long"
+EXAMPLES_PER_OPERATION = 10 if LONG else 2
+# The corpus has about 2,200 operations. The default run checks every operation of a spec of up to this many
+# and an even spread of this many of a larger one (the same ones each run, about 750 in all, a few seconds);
+# ``make fuzz`` (SKILLHOUSE_FUZZ=long) checks them all, with more arguments each.
+OPERATIONS_PER_SPEC = None if LONG else 80
 _SETTINGS = settings(
     max_examples=EXAMPLES_PER_OPERATION,
     deadline=None,
@@ -52,11 +58,19 @@ def _never_refused(operation: dict[str, Any], examples: int = EXAMPLES_PER_OPERA
     return valid
 
 
+def spread(items: list[Any], count: int | None) -> list[Any]:
+    """``count`` of ``items`` evenly spaced from the first (all of them when ``count`` is None or not fewer)."""
+    if count is None or len(items) <= count:
+        return items
+    return [items[i * len(items) // count] for i in range(count)]
+
+
+@pytest.mark.fuzz
 @pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
 def test_arguments_valid_for_each_corpus_tools_schema_are_never_refused(path: Path) -> None:
     result = import_of(path)
     assert result.compiled is not None
-    operations = result.compiled.document["operations"]
+    operations = spread(result.compiled.document["operations"], OPERATIONS_PER_SPEC)
     assert operations
     missed = [op["tool_name"] for op in operations if _never_refused(op) == 0]
     # nearly every operation got valid arguments drawn, so the property is checked, not skipped; the few
