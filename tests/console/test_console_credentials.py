@@ -5,6 +5,7 @@ starting a person's connection, CSRF and scope refusals, and a canary secret in 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import unescape
@@ -18,8 +19,10 @@ from tests.console.world import World
 from tests.real_parts import guest_cache
 
 from skillhouse.api.app import create_app
+from skillhouse.gateway import CredentialStore
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
+from skillhouse.store.gateway_tables import OAuthConnectionRow
 
 KEYS = "keys"  # a tenant of its own: the bindings made here reach no other test's requests
 CANARY = "canary-console-secret-7f3d-do-not-leak"
@@ -198,3 +201,27 @@ def test_a_session_below_admin_is_refused_the_page_and_every_form(world: World, 
                                          "header": "authorization", "subject": "ada"})
             assert answer.status_code == 403 and "insufficient-scope" in answer.text, path
     assert all(CANARY not in text for text in seen)
+
+
+def test_a_connection_is_revoked_from_its_row_and_the_page_says_what_the_provider_was_told(
+        admin: Console, world: World, seen: list[str]) -> None:
+    origin = "https://kept.keys.example"
+    fields = {k: v for k, v in CODE_CLIENT.items() if k != "revocation_url"} | {"origin": origin}
+    assert admin.post("/console/credentials/bind", {"scheme": "oauth2-authorization-code", "value": CANARY,
+                                                    **fields}).status_code == 303
+    token = "canary-connection-token-c01d"
+    now = time.time()
+    with world.database.transaction() as session:  # a connection as the callback stores one
+        session.add(OAuthConnectionRow(tenant_id=KEYS, subject="grace@keys.example", origin=origin, client_id="console-app",
+                                       access_token=CredentialStore(world.database, SECRET_KEY).seal(token),
+                                       refresh_token=None, scopes="profile", expires_at=now + 3600, connected_at=now,
+                                       refreshed_at=now))  # fmt: skip
+    listed = admin.get("/console/credentials")
+    assert "grace@keys.example" in listed and 'name="subject" value="grace@keys.example"' in listed
+    answer = admin.post("/console/credentials/connections/revoke", {"subject": "grace@keys.example", "origin": origin})
+    assert answer.status_code == 200
+    shown = unescape(re.sub(r"\s+", " ", answer.text))
+    assert "Revoked the connection of grace@keys.example to " + origin in shown
+    assert "the binding names no revocation endpoint" in shown
+    assert 'name="subject" value="grace@keys.example"' not in answer.text
+    assert all(token not in text and CANARY not in text for text in seen)
