@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from cryptography.fernet import Fernet
 from fastapi import FastAPI
 from tests.gateway.wire import fetch_json
 from tests.real_parts import guest_cache
 
 from skillhouse.api.app import create_app
-from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext
+from skillhouse.gateway import BoundReleases, CredentialStore, Gateway, GatewayConfig, TurnContext
+from skillhouse.gateway.oauth_client import authorization_code_client
 from skillhouse.host.runner import InProcessRunner
 from skillhouse.host.turn import TurnHost
 from skillhouse.registry.releases import publish_version
@@ -27,10 +29,12 @@ from skillhouse.registry.skills import put_version, validate_version
 from skillhouse.registry.tokens import create_token
 from skillhouse.settings import Settings
 from skillhouse.store import Database, open_database
-from skillhouse.store.gateway_tables import TurnRow
+from skillhouse.store.gateway_tables import OAuthConnectionRow, TurnRow
 
 HOLLOWBROOK = Path(__file__).resolve().parents[2] / "examples" / "hollowbrook"
 TENANT, RIVAL = "acme", "rival"
+SECRET_KEY = Fernet.generate_key().decode()
+"""The served console's credential key: the busy tenant's bindings are sealed with it."""
 
 # 1.1.0: the charge takes an optional currency and a longer description; cancelling is gone
 CHARGE_1_1 = """\
@@ -129,7 +133,8 @@ def build_world(database_url: str, house_port: int) -> World:
 
 
 def console_app(world: World) -> FastAPI:
-    return create_app(Settings(database_url=world.database.url, guest_cache=guest_cache()), database=world.database)
+    settings = Settings(database_url=world.database.url, guest_cache=guest_cache(), secret_key=SECRET_KEY)
+    return create_app(settings, database=world.database)
 
 
 @contextmanager
@@ -177,7 +182,19 @@ def big_skill_files(count: int = BIG_TOOLS) -> dict[str, str]:
 
 def add_busy_tenant(world: World, approvals: int = 25, refused: int = 40) -> None:
     """A third tenant with more rows than a page: ``approvals`` held charges (each its own approval), ``refused``
-    refused requests in the audit trail, and a release of :data:`BIG_TOOLS` tools."""
+    refused requests in the audit trail, a release of :data:`BIG_TOOLS` tools, and two credential bindings
+    with one person's connection (so the credentials page shows its tables and every form)."""
+    store = CredentialStore(world.database, SECRET_KEY)
+    store.put(BUSY, "https://api.busy.example", "header", "busy-key-not-shown", "X-Api-Key")
+    client = authorization_code_client("https://id.busy.example/authorize", "https://id.busy.example/token", "busy-app",
+                                       "busy-client-secret", "https://skillhouse.busy.example/v1/connections/callback",
+                                       ["profile"], "https://id.busy.example/revoke")
+    store.put_client(BUSY, "https://people.busy.example", client)
+    now = time.time()
+    with world.database.transaction() as session:
+        session.add(OAuthConnectionRow(tenant_id=BUSY, subject="ada@busy.example", origin="https://people.busy.example",
+                                       client_id="busy-app", access_token=store.seal("busy-access"), refresh_token=None,
+                                       scopes="profile", expires_at=now + 3600, connected_at=now, refreshed_at=now))
     with world.database.transaction() as session:
         world.tokens[BUSY], _ = create_token(session, BUSY, label="busy console", scope="admin")
     files = hollowbrook_files()

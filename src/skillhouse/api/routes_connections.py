@@ -16,9 +16,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillhouse.api.credential_actions import begin_connection
 from skillhouse.api.deps import RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
-from skillhouse.gateway.connections import Connection, check_subject
+from skillhouse.gateway.connections import Connection
 from skillhouse.gateway.credential_input import parse_origin
 from skillhouse.registry.errors import NotFound
 
@@ -78,12 +79,7 @@ def _out(connection: Connection) -> ConnectionOut:
 @router.post("", status_code=201, responses=gateway_responses(404))
 def start_connection(body: ConnectionStart, tenant: RunDep, gateway: GatewayDep) -> ConnectionStarted:
     """Start a connection of ``subject`` to the binding of ``origin``: the authorization URL to send them to."""
-    subject = check_subject(body.subject)
-    bound = gateway.credentials.client_of(tenant.id, body.origin)
-    if bound is None:
-        raise NotFound("binding-not-found", f"no oauth2-authorization-code binding for {body.origin}")
-    where, client = bound
-    started = gateway.connections.begin(tenant.id, subject, where.text, client)
+    started = begin_connection(gateway, tenant.id, body.subject, body.origin)
     return ConnectionStarted(authorization_url=started.authorization_url, expires_at=started.expires_at,
                              subject=started.subject, origin=started.origin)  # fmt: skip
 

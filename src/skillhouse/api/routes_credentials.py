@@ -17,17 +17,10 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
 
+from skillhouse.api.credential_actions import bind_credential
 from skillhouse.api.deps import AdminDep, DatabaseDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway import Binding, tenant_rules
-from skillhouse.gateway.errors import CredentialError
-from skillhouse.gateway.oauth_client import (
-    CODE_GRANT,
-    GRANT,
-    GRANTS,
-    authorization_code_client,
-    client_credentials,
-)
 from skillhouse.registry.errors import NotFound
 from skillhouse.wire.credentials import (
     HOST_PATTERN,
@@ -58,40 +51,6 @@ def _out(binding: Binding) -> BindingOut:
                       scheme=binding.scheme, allow_http=binding.allow_http, client=client)
 
 
-def _put(tenant: str, body: CredentialPut, gateway: GatewayDep) -> Binding:
-    oauth = (body.token_url, body.client_id, body.audience, body.resource)
-    code = (body.authorization_url, body.redirect_uri, body.revocation_url)
-    if body.scheme not in GRANTS:
-        if any(v is not None for v in (*oauth, *code)) or body.scopes:
-            raise CredentialError(f"token_url, client_id, scopes and the other client fields belong to {GRANT} and "
-                                  f"{CODE_GRANT} only", field="scheme")  # fmt: skip
-        return gateway.credentials.put(tenant, body.origin, body.scheme, body.value, body.header, body.allow_http)
-    if body.header is not None:
-        raise CredentialError(f"a {body.scheme} binding always sets Authorization; leave header out", field="header")
-    required = ("token_url", "client_id") if body.scheme == GRANT else ("authorization_url", "token_url", "client_id",
-                                                                       "redirect_uri")  # fmt: skip
-    for name in required:
-        if getattr(body, name) is None:
-            raise CredentialError(f"{name} is required for scheme {body.scheme}", field=name)
-    if body.scheme == CODE_GRANT:
-        for name in ("audience", "resource"):
-            if getattr(body, name) is not None:
-                raise CredentialError(f"{name} belongs to scheme {GRANT} only", field=name)
-        coded = authorization_code_client(
-            body.authorization_url or "", body.token_url or "", body.client_id or "", body.value, body.redirect_uri or "",
-            body.scopes, body.revocation_url, body.token_auth_method, body.allow_http,
-        )  # fmt: skip
-        return gateway.credentials.put_client(tenant, body.origin, coded, body.allow_http)
-    if any(v is not None for v in code):
-        raise CredentialError(f"authorization_url, redirect_uri and revocation_url belong to scheme {CODE_GRANT} only",
-                              field="scheme")  # fmt: skip
-    client = client_credentials(
-        body.token_url or "", body.client_id or "", body.value, body.scopes, body.audience, body.resource,
-        body.token_auth_method, body.allow_http,
-    )  # fmt: skip
-    return gateway.credentials.put_client_credentials(tenant, body.origin, client, body.allow_http)
-
-
 @router.put("/credentials", responses=gateway_responses())
 def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -> BindingOut:
     """Bind a secret to (origin, header) for the calling tenant, replacing an earlier one.
@@ -99,7 +58,7 @@ def put_credential(body: CredentialPut, tenant: AdminDep, gateway: GatewayDep) -
     Refused with a code and the field: `invalid-origin`, `origin-scheme-refused`, `http-needs-opt-in`,
     `allow-http-mismatch`, `secret-not-sendable`, `secret-too-long`, `invalid-credential` (with the field:
     `token_url`, `client_id`, `scopes[n]`, `audience`, `resource` for an OAuth 2.0 client)."""
-    return _out(_put(tenant.id, body, gateway))
+    return _out(bind_credential(gateway, tenant.id, body))
 
 
 @router.get("/credentials", responses=gateway_responses())
