@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.gateway.wire import json_upstream
 from tests.guest.conftest import echo_upstream, write_package
 
 from skillhouse.compiler import compile_dir
@@ -30,7 +31,7 @@ List pets.
 
 
 def _sent(release: dict[str, Any], arguments: dict[str, Any]) -> Any:
-    runner = make_runner(TurnHost([release], echo_upstream), "inprocess")
+    runner = make_runner(TurnHost([release], json_upstream(echo_upstream)), "inprocess")
     answer = json.loads(runner.call_tool("shop_list", json.dumps(arguments)))
     return answer
 

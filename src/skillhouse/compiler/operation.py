@@ -211,7 +211,9 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
 
 def argument_defaults(ctx: OperationContext, given: dict[str, Any], schema: dict[str, Any], sent: list[str]) -> dict[str, Any]:
     """``defaults:``: each an optional argument of the operation, with a value its schema accepts."""
-    import jsonschema  # here: only operations with defaults pay for it
+    if not given:
+        return {}
+    import jsonschema  # here: only operations with defaults pay for it (start-up time of the hot CLI commands)
 
     required = schema.get("required") or []
     properties = schema.get("properties") or {}
