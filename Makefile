@@ -45,12 +45,21 @@ demo: $(DEMO_STAMP)
 screenshots: $(STAMP)
 	SKILLHOUSE_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/console/test_console_browser.py tests/console/test_console_pages.py
 
-bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python bench/run.py
+# its own venv: FastMCP, measured beside skillhouse, cannot share one with google-adk (see pyproject's extras)
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+
+$(BENCH_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python bench/run.py
 
 fuzz: $(STAMP)
 	SKILLHOUSE_FUZZ=long $(BIN)/pytest tests -k fuzz
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site
+	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .pytest_cache .ruff_cache site
