@@ -6,6 +6,7 @@ import json
 import statistics
 import time
 
+from skillhouse.gateway.exchange import FetchResponse
 from skillhouse.gateway.redaction import REDACTED, Redactor, forms_of
 
 SECRET = "tok_9/Zq+x=&<a>'\"b%2F c"
@@ -30,7 +31,7 @@ def run() -> str:
             started = time.process_time()
             answer = redactor.answer(200, {"Location": f"https://x.example/cb?t={SECRET}"}, echoed)
             times.append(time.process_time() - started)
-            assert answer["body"].count(REDACTED) == 1
+            assert isinstance(answer, FetchResponse) and answer.body.count(REDACTED) == 1
         lines.append(f"| {label} | {len(echoed) / 1e6:.2f} MB | {statistics.median(times) * 1000:.0f} ms |")
     return "\n".join(lines) + "\n"
 

@@ -29,6 +29,7 @@ from targets import WASM_CALL, WASM_WARM_START
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import Gateway, TurnContext
+from skillhouse.gateway.exchange import FetchAnswer, FetchRequest, FetchResponse, UnreadRequest
 from skillhouse.host import InProcessRunner, TurnHost, make_runner
 from skillhouse.host.calls import run_call
 from skillhouse.host.runner_pool import RunnerPool
@@ -41,8 +42,8 @@ PAIRS = 3
 BOOKING = {"room_id": 2, "guest_name": "Mo", "arrival": "2025-05-01", "departure": "2025-05-03"}
 
 
-def _echo(request: dict[str, Any]) -> dict[str, Any]:
-    return {"status": 201, "headers": {}, "body": json.dumps(request)}
+def _echo(request: FetchRequest | UnreadRequest) -> FetchAnswer:
+    return FetchResponse(201, {}, json.dumps(request.document() if isinstance(request, FetchRequest) else None))
 
 
 def _scripted(request: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def _scripted(request: dict[str, Any]) -> dict[str, Any]:
 class EchoGateway:
     """Answers every request with the request, as the upstream's 201 (a gateway with no cost of its own)."""
 
-    def fetch(self, context: TurnContext, request: dict[str, Any]) -> dict[str, Any]:
+    def fetch(self, context: TurnContext, request: FetchRequest | UnreadRequest) -> FetchAnswer:
         return _echo(request)
 
 
