@@ -8,14 +8,17 @@ CA, reached through a fixed resolution); the credential comes from a stored bind
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from cryptography.fernet import Fernet
 from fastapi.testclient import TestClient
-from tests.api.tls_upstream import NAMES, Received, running_tls_upstream
+from tests.api.tls_upstream import NAMES, Received, running_tls_upstream, write_test_pki
+from tests.gateway.oauth_server import Client, authorization_server
 from tests.real_parts import guest_cache
 from tests.scratch import scratch_database
 
@@ -121,3 +124,60 @@ def test_secrets_ref_with_a_header_injects_that_binding_alone(world: tuple[TestC
     first, second = received.requests
     assert first["headers"]["authorization"] == f"Bearer {CANARY}" and "x-other-key" not in first["headers"]
     assert second["headers"]["x-other-key"] == "other-secret-never-sent"
+
+
+
+@pytest.mark.parametrize("guest", ["wasm", "inprocess"])
+def test_a_call_acts_for_the_subject_it_names(guest: str, tmp_path: Path) -> None:
+    """``subject`` is to ``tools/execute`` what it is to a bound turn: a call to an ``oauth2-authorization-code``
+    binding sends that person's own access token, and answers ``connection-required`` (nothing sent) for a
+    person without a connection or a call that names nobody. The authorization server is https too (an https
+    API's binding refuses a plain-http token endpoint), under its own test CA."""
+    secret = "gh-app-client-secret-never-shown"
+    redirect = "https://testserver/v1/connections/callback"
+    (tmp_path / "auth").mkdir()
+    auth_ca, leaf, key = write_test_pki(tmp_path / "auth", ("auth.local", "localhost"))
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(leaf, key)
+    with running_tls_upstream(tmp_path) as (port, ca, received), \
+            authorization_server([Client("gh-app", secret, ("repo",), (redirect,))], tls=tls) as auth, \
+            scratch_database("sqlite", tmp_path) as database:
+        both = tmp_path / "both-ca.pem"
+        both.write_bytes(ca.read_bytes() + auth_ca.read_bytes())
+        settings = Settings(data_dir=tmp_path, database_url=database.url, guest=guest, upstream_ca=both,
+                            guest_cache=guest_cache(), secret_key=Fernet.generate_key().decode(),
+                            resolve={**{(name, 443): f"127.0.0.1:{port}" for name in NAMES},
+                                     ("auth.local", auth.port): f"127.0.0.1:{auth.port}"})
+        app = create_app(settings, database)
+        with database.transaction() as session:
+            headers = {"Authorization": f"Bearer {create_token(session, 'acme', scope='admin')[0]}"}
+        with TestClient(app) as client:
+            bound = client.put("/v1/credentials", headers=headers, json={
+                "origin": "https://api.github.com", "scheme": "oauth2-authorization-code", "value": secret,
+                "client_id": "gh-app", "scopes": ["repo"], "redirect_uri": redirect,
+                "authorization_url": f"https://localhost:{auth.port}/authorize",
+                "token_url": f"https://auth.local:{auth.port}/token"})
+            assert bound.status_code == 200, bound.text
+            call = {**GITHUB, "operation": "get_issue",
+                    "arguments": {"owner": "octo", "repo": "hello", "issue_number": 5}}
+            nobody = client.post(EXECUTE, json=call, headers=headers)
+            assert nobody.json()["result"]["error"]["code"] == "connection-required", nobody.text
+            first = client.post(EXECUTE, json={**call, "subject": "ada@example.com"}, headers=headers)
+            required = first.json()["result"]["error"]
+            assert required["code"] == "connection-required" and received.requests == []
+            consent = httpx.get(required["connect_url"], headers={"X-Person": "ada"}, verify=ssl.create_default_context(cafile=auth_ca), timeout=10)
+            assert consent.status_code == 302, consent.text
+            connected = client.get(consent.headers["location"])
+            assert connected.status_code == 200, connected.text
+            acting = client.post(EXECUTE, json={**call, "subject": "ada@example.com"}, headers=headers)
+            assert acting.json()["result"]["status"] == 200, acting.text
+            (sent,) = received.requests
+            (issued,) = auth.issued.tokens
+            assert sent["headers"]["authorization"] == f"Bearer {issued['access_token']}"
+            other = client.post(EXECUTE, json={**call, "subject": "grace"}, headers=headers)
+            assert other.json()["result"]["error"]["code"] == "connection-required" and len(received.requests) == 1
+            spaced = client.post(EXECUTE, json={**call, "subject": " ada"}, headers=headers)
+            assert spaced.status_code == 422 and spaced.json()["error"]["code"] == "invalid-subject"
+            for answer in (nobody, first, acting, other):
+                assert secret not in answer.text and issued["access_token"] not in answer.text
+        app.state.gateway.close()

@@ -46,11 +46,11 @@ def _certificate(subject: str, key: ec.EllipticCurvePrivateKey, issuer: x509.Nam
     return builder.sign(issuer_key, hashes.SHA256())
 
 
-def write_test_pki(directory: Path) -> tuple[Path, Path, Path]:
-    """A CA and a leaf for :data:`NAMES` signed by it: (ca.pem, leaf.pem, leaf.key)."""
+def write_test_pki(directory: Path, names: tuple[str, ...] = NAMES) -> tuple[Path, Path, Path]:
+    """A CA and a leaf for ``names`` (:data:`NAMES`) signed by it: (ca.pem, leaf.pem, leaf.key)."""
     ca_key, leaf_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca = _certificate("skillhouse test CA", ca_key, None, ca_key)
-    leaf = _certificate(NAMES[0], leaf_key, ca.subject, ca_key, NAMES)
+    ca = _certificate(f"skillhouse test CA for {names[0]}", ca_key, None, ca_key)  # two CAs may share a bundle
+    leaf = _certificate(names[0], leaf_key, ca.subject, ca_key, names)
     paths = directory / "ca.pem", directory / "leaf.pem", directory / "leaf.key"
     paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     paths[1].write_bytes(leaf.public_bytes(serialization.Encoding.PEM))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -265,10 +266,12 @@ class TokenServer(AuthorizationServer):  # type: ignore[misc]
 class AuthorizationServerOnLoopback:
     """``with AuthorizationServerOnLoopback([Client(...)], expires_in=3600) as auth:`` POST ``auth.token_url``."""
 
-    def __init__(self, clients: list[Client], expires_in: int = 3600) -> None:
+    def __init__(self, clients: list[Client], expires_in: int = 3600, tls: ssl.SSLContext | None = None) -> None:
         self.issued = Issued()
         self.oauth = TokenServer(clients, expires_in, self.issued)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        if tls is not None:  # an https authorization server, as an https API's binding requires
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         self.server.daemon_threads = True
         self.server.request_queue_size = 256
         self.port = self.server.server_address[1]
@@ -368,12 +371,13 @@ class AuthorizationServerOnLoopback:
 
 
 @contextmanager
-def authorization_server(clients: list[Client], expires_in: int = 3600) -> Iterator[AuthorizationServerOnLoopback]:
+def authorization_server(clients: list[Client], expires_in: int = 3600,
+                         tls: ssl.SSLContext | None = None) -> Iterator[AuthorizationServerOnLoopback]:
     # Authlib refuses plain-http OAuth outside loopback names unless told; this server is on 127.0.0.1
     earlier = os.environ.get("AUTHLIB_INSECURE_TRANSPORT")
     os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"
     try:
-        with AuthorizationServerOnLoopback(clients, expires_in) as server:
+        with AuthorizationServerOnLoopback(clients, expires_in, tls) as server:
             yield server
     finally:
         if earlier is None:

@@ -20,6 +20,7 @@ from skillhouse.api.errors import ApiError, error_responses
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.api.guest_deps import GuestDep, require_guest
 from skillhouse.gateway import Gateway
+from skillhouse.gateway.connections import check_subject
 from skillhouse.host.calls import run_call
 from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.registry import skill_specs, tool_specs
@@ -165,9 +166,12 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
 
     The call's answer is the guest's: the upstream response, a refusal of the arguments, or the
     gateway's refusal or signal (``approval-required``). ``secrets_ref`` names the stored credential
-    binding the call relies on; it must exist and be bound to the operation's host. A capability
-    with no declared operation answers 501.
+    binding the call relies on; it must exist and be bound to the operation's host. ``subject`` is the
+    end user the call acts for, as a turn is bound with one. A capability with no declared operation
+    answers 501.
     """
+    if body.subject is not None:
+        check_subject(body.subject)  # as a turn's: printable, no surrounding space
     with database.transaction() as session:
         resolved = resolve_manifest(session, tenant.id, body)
     manifest = resolved.manifest
@@ -185,7 +189,7 @@ def execute_tool(body: ExecuteRequest, tenant: RunDep, database: DatabaseDep, ga
                  for name, value in body.arguments.items()}
     require_guest(guest)
     answer = run_call(gateway, tenant.id, None, [release], operation["tool_name"], arguments, guest.kind,
-                      guest.pool, credential_headers=only)
+                      guest.pool, credential_headers=only, subject=body.subject)
     out = ResolvedManifestOut(source=resolved.source, tool_id=resolved.tool_id,
                               version=resolved.version, manifest=manifest.model_dump())
     return ExecuteOut(resolved=out, tool=operation["tool_name"], result=CallAnswer.model_validate(answer))

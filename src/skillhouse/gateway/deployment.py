@@ -14,7 +14,7 @@ import ssl
 from skillhouse.gateway.errors import GatewayUnavailable
 from skillhouse.gateway.idempotency import KeyPolicy
 from skillhouse.gateway.pipeline import Gateway, GatewayConfig
-from skillhouse.gateway.upstream import PinnedTransport, UpstreamClient
+from skillhouse.gateway.upstream import PinnedTransport, TransportFactory, UpstreamClient
 from skillhouse.settings import Settings
 from skillhouse.store.database import Database
 
@@ -38,20 +38,31 @@ def gateway_config(settings: Settings) -> GatewayConfig:
     )
 
 
-def upstream_client(settings: Settings) -> UpstreamClient:
-    """The upstream client: pinned to checked addresses, verifying TLS against ``upstream_ca`` when set."""
-    size, deadline = settings.upstream_max_bytes, settings.upstream_deadline_seconds
+def upstream_transport(settings: Settings) -> TransportFactory | None:
+    """The transport for every connection the gateway makes (upstream calls and OAuth 2.0 token, refresh and
+    revocation requests alike): pinned to the checked address, verifying TLS against ``upstream_ca`` when set
+    (``None``: the default, verifying against the system's CAs)."""
     if settings.upstream_ca is None:
-        return UpstreamClient(max_response_bytes=size, deadline_seconds=deadline)
+        return None
     try:
         context = ssl.create_default_context(cafile=str(settings.upstream_ca))
     except (OSError, ssl.SSLError) as exc:
         raise GatewayUnavailable(f"SKILLHOUSE_UPSTREAM_CA {settings.upstream_ca} is not a readable PEM file of CA certificates "
                            f"({exc})", code="upstream-ca-invalid") from None
-    return UpstreamClient(lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context),
-                          max_response_bytes=size, deadline_seconds=deadline)
+    return lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context)
+
+
+def upstream_client(settings: Settings) -> UpstreamClient:
+    """The upstream client: pinned to checked addresses, verifying TLS against ``upstream_ca`` when set."""
+    return UpstreamClient(upstream_transport(settings), max_response_bytes=settings.upstream_max_bytes,
+                          deadline_seconds=settings.upstream_deadline_seconds)
 
 
 def make_gateway(settings: Settings, database: Database) -> Gateway:
-    """A gateway over ``database`` configured by ``settings`` (the caller closes it)."""
-    return Gateway(database, gateway_config(settings), secret_key=settings.secret_key, upstream=upstream_client(settings))
+    """A gateway over ``database`` configured by ``settings`` (the caller closes it). A token endpoint is
+    reached as an upstream is: a private CA that verifies the APIs verifies their authorization servers too."""
+    transport = upstream_transport(settings)
+    upstream = UpstreamClient(transport, max_response_bytes=settings.upstream_max_bytes,
+                              deadline_seconds=settings.upstream_deadline_seconds)
+    return Gateway(database, gateway_config(settings), secret_key=settings.secret_key, upstream=upstream,
+                   token_transport=transport)

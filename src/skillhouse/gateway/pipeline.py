@@ -74,6 +74,7 @@ from skillhouse.gateway.tenant_slots import TenantSlots
 from skillhouse.gateway.upstream import (
     MaybeSent,
     NotSent,
+    TransportFactory,
     UpstreamClient,
     UpstreamResponse,
     Withheld,
@@ -152,11 +153,12 @@ class Gateway:
         secret_key: str | None = None,
         upstream: UpstreamClient | None = None,
         resolver: Resolver = system_resolver,
+        token_transport: TransportFactory | None = None,
     ) -> None:
         self.database = database
         self.config = config or GatewayConfig()
         self.credentials = CredentialStore(database, secret_key)
-        self.tokens = TokenBroker(database, self.credentials, self.config.private_reach, resolver)
+        self.tokens = TokenBroker(database, self.credentials, self.config.private_reach, resolver, token_transport)
         self.connections = ConnectionBroker(database, self.credentials, self.tokens)
         self.approvals = ApprovalStore(database, self.config.approval_ttl_seconds)
         self.keys = IdempotencyStore(database, self.config.keys)

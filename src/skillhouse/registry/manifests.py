@@ -50,6 +50,10 @@ class ExecuteRequest(BaseModel):
         default=None, max_length=400, pattern=r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128})?$",
         description="A stored credential binding, `host` or `host/header` (`api.github.com/authorization`), "
                     "the gateway injects into the call; it must be bound to the operation's host.")
+    subject: str | None = Field(
+        default=None, min_length=1, max_length=255,
+        description="The end user the call acts for: a call to an `oauth2-authorization-code` binding uses this "
+                    "person's connection (`/v1/connections`), and answers `connection-required` without one.")
 
 
 ManifestSource = Literal["inline", "tenant", "builtin"]
