@@ -39,5 +39,5 @@ def test_a_deep_object_form_field_is_sent_with_indexed_brackets(tmp_path: Path) 
 def test_a_form_field_takes_no_other_style_and_a_json_body_field_none(tmp_path: Path) -> None:
     assert compiled(tmp_path / "a", "form", "comma")[1] == ["style of form field 'expand' can only be deepObject"]
     assert compiled(tmp_path / "b", "json", "deepObject")[1] == [
-        "style: 'expand' is not a query parameter (or a field of a form body)"
+        "style: 'expand' is not a query or path parameter (or a field of a form body)"
     ]

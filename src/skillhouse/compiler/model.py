@@ -12,6 +12,8 @@ from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
 
 Location = Literal["path", "query", "header", "body"]
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
+PATH_STYLES = ("simple", "label")
+"""Not ``matrix``: its ``;name=value`` needs a raw ``;`` in the path, which the gateway refuses."""
 ENCODINGS = ("json", "form", "multipart", "raw")
 
 
@@ -25,7 +27,8 @@ class Argument:
     wire: str
     """The name on the wire: the query parameter, header or body field name."""
     style: str | None = None
-    """Query serialization other than repeated ``form``; ``None`` for the default."""
+    """Query serialization other than repeated ``form``, a form field's ``deepObject``, or a path segment's
+    ``label`` prefix (``.5``); ``None`` for the default."""
     allow_empty: bool = False
     """A query argument sent even when it is the empty string (OpenAPI's ``allowEmptyValue``)."""
 

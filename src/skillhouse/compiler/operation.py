@@ -14,7 +14,7 @@ from typing import Any
 from skillhouse.compiler.context import OperationContext, mapping, name_list
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
 from skillhouse.compiler.forms import flat_form, raw_body, schema_form
-from skillhouse.compiler.model import ENCODINGS, QUERY_STYLES, Argument, Location, OperationDecl
+from skillhouse.compiler.model import ENCODINGS, PATH_STYLES, QUERY_STYLES, Argument, Location, OperationDecl
 from skillhouse.compiler.urls import check_url, gate_matches, path_of
 from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
@@ -114,17 +114,27 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     names = mapping(ctx, op, "names")
     styles = mapping(ctx, op, "style")
     query_names = {n for n, _ in query}
+    path_names = {n for n, _ in path_params}
     for arg, wire in names.items():
         if arg not in sent:
             ctx.error(codes.UNKNOWN_QUALIFIER, f"names: {arg!r} is not an argument of this operation", "operation", "names", arg)
         elif not isinstance(wire, str) or not wire:
             ctx.error(codes.INVALID_OPERATION, f"names: the wire name of {arg!r} must be a non-empty string", "operation", "names", arg)
     for arg, style in styles.items():
-        if arg in body and encoding == "form":
+        if arg in path_names:
+            if style == "matrix":
+                ctx.error(codes.INVALID_OPERATION, f"style of path parameter {arg!r} cannot be matrix: ';{arg}=' needs a raw "
+                          "';' in the path, which the gateway refuses (a server that strips ;parameters would route the "
+                          "request elsewhere)", "operation", "style", arg)  # fmt: skip
+            elif style not in PATH_STYLES:
+                ctx.error(codes.INVALID_OPERATION, f"style of path parameter {arg!r} must be one of {', '.join(PATH_STYLES)}",
+                          "operation", "style", arg)  # fmt: skip
+        elif arg in body and encoding == "form":
             if style != "deepObject":
                 ctx.error(codes.INVALID_OPERATION, f"style of form field {arg!r} can only be deepObject", "operation", "style", arg)
         elif arg not in query_names:
-            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query parameter (or a field of a form body)", "operation", "style", arg)
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"style: {arg!r} is not a query or path parameter (or a field of a form body)",
+                      "operation", "style", arg)  # fmt: skip
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
@@ -185,9 +195,10 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     )
     for loc, members in located:
         for name in members:
-            style = styles.get(name) if loc in ("query", "body") else None
+            style = styles.get(name) if loc != "header" else None
             arguments.append(
-                Argument(name, loc, wire_of.get(name, name), None if style in (None, "form") else str(style), loc == "query" and name in allow_empty)
+                Argument(name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
+                         loc == "query" and name in allow_empty)
             )
     return OperationDecl(
         name=ctx.file.removesuffix(".md"),

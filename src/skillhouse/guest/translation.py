@@ -3,7 +3,8 @@
 The rules (README.md, "How a call travels"): path parameters fill whole segments, percent-encoded
 (everything but unreserved characters, so ``? # %``, spaces and non-ASCII are encoded) with ``.``,
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
-them encoded in a path: servers disagree on them); query parameters in declaration order, lists
+them encoded in a path: servers disagree on them), behind a ``.`` for the ``label`` style; query
+parameters in declaration order, lists
 repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator), an
 optional one that is the empty string left out unless ``allow_empty`` names it; an optional argument the
 call leaves out takes the operation's ``defaults`` value when it has one; numbers in JSON
@@ -94,6 +95,8 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
     url = str(operation["url"])
     for argument in by_location["path"]:
         segment = quote(scalar_text(arguments[argument["name"]]), safe="")
+        if argument.get("style") == "label":
+            segment = "." + segment
         url = url.replace("{" + argument["name"] + "}", segment)
     pairs: list[str] = []
     required = (operation.get("schema") or {}).get("required") or ()

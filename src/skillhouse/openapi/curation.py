@@ -319,7 +319,8 @@ def _pin(built: BuiltOperation, name: str, value: Any) -> str | None:
         text = _scalar(value)
         if text is None or text in ("", ".", "..") or any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
             return "a path parameter is pinned to a string or number that is not '', '.' or '..' and has no '/', '\\' or control characters"
-        built.url = built.url.replace("{" + name + "}", quote(text, safe=""))
+        prefix = "." if built.style.pop(name, None) == "label" else ""
+        built.url = built.url.replace("{" + name + "}", prefix + quote(text, safe=""))
     elif name in built.query:
         pairs = _query_pairs(wire, value, built.style.get(name))
         if value == "" and name not in built.allow_empty:

@@ -176,6 +176,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
             if name != item.wire:
                 built.url = built.url.replace("{" + item.wire + "}", "{" + name + "}")
                 notes.append(f"path parameter {item.wire!r} is called {name!r}")
+            if item.style is not None:
+                built.style[name] = item.style
         elif name != item.wire:
             built.names[name] = item.wire
             notes.append(f"{item.location} {item.wire!r} is offered as {name!r}")

@@ -9,7 +9,6 @@ offered at all.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -150,15 +149,15 @@ def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: l
     required = where == "path" or param.get("required") is True
     style = _query_style(conv, param, schema, swagger, notes) if where == "query" else None
     if where == "path":
+        if param.get("style") == "matrix":
+            raise Skip(f"path parameter {name!r} uses style matrix: its ';{name}=' prefix needs a raw ';' in the path, "
+                       "which the gateway refuses (a server that strips ;parameters would route the request elsewhere)")
         kind = conv.type_of(schema)
         if isinstance(kind, dict) and kind.get("type") in ("object", "array"):
             notes.append(f"path parameter {name!r} is a {kind['type']}; taken as a string the caller serializes")
             schema = _described({"type": "string"}, param.get("description"))
-        elif param.get("style") in ("label", "matrix"):
-            # The segment must carry the style's prefix; the schema makes the caller write it.
-            prefix = "." if param["style"] == "label" else f";{name}="
-            notes.append(f"path parameter {name!r} uses style {param['style']}; the caller writes the {prefix!r} prefix")
-            schema = _described({"type": "string", "pattern": "^" + re.escape(prefix)}, param.get("description"))
+        if param.get("style") == "label":
+            style = "label"  # the guest writes the segment's '.' prefix, as the spec says: not an adaptation
     allow_empty = where == "query" and param.get("allowEmptyValue") is True
     if where == "query" and required and not allow_empty:
         schema = _not_empty(schema)
