@@ -28,7 +28,14 @@ from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, n
 from skillhouse.compiler.model import Argument
 from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
 from skillhouse.gateway import Gateway, TurnContext
-from skillhouse.gateway.audit_queries import AuditRecord, audit_page, audit_rows
+from skillhouse.gateway.audit_queries import (
+    AuditRecord,
+    BoundRelease,
+    TurnRecord,
+    audit_page,
+    audit_rows,
+    turn_record,
+)
 from skillhouse.gateway.canonical import CanonicalRequest
 from skillhouse.gateway.credentials import ALL_SCHEMES, Binding, CredentialScheme
 from skillhouse.gateway.errors import InvalidRequest
@@ -86,6 +93,7 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
     # gateway -> console: the audit trail as a person reads it
     (audit_rows, {"return": "list[AuditRecord]"}),
     (audit_page, {"return": "Page[AuditRecord]"}),
+    (turn_record, {"return": "TurnRecord | None"}),
     # host -> API and MCP
     (run_call, {"releases": "Sequence[ReleaseDocument]", "arguments": "JsonObject", "return": "ToolAnswer"}),
     (run_agent, {"releases": "Sequence[ReleaseDocument]", "request": "JsonObject",
@@ -100,7 +108,8 @@ FROZEN_VALUES = [
     CompiledSkill, OperationDecl, Argument,  # compiler
     ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest,  # registry
     TurnContext, CanonicalRequest, Binding, BoundOperation, Match,  # gateway
-    FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow, AuditRecord,  # gateway <-> host, console
+    FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow,  # gateway <-> host
+    AuditRecord, TurnRecord, BoundRelease,  # gateway -> console
     GuestStatus,  # host
 ]
 
