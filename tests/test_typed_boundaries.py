@@ -37,6 +37,7 @@ from skillhouse.gateway.audit_queries import (
     turn_record,
 )
 from skillhouse.gateway.canonical import CanonicalRequest
+from skillhouse.gateway.connections import ConnectionBroker, Started
 from skillhouse.gateway.credentials import ALL_SCHEMES, Binding, CredentialScheme
 from skillhouse.gateway.errors import InvalidRequest
 from skillhouse.gateway.exchange import (
@@ -61,7 +62,7 @@ from skillhouse.registry.builtin_releases import ReleaseView, compile_files
 from skillhouse.registry.manifests import ManifestSource, ResolvedManifest
 from skillhouse.registry.releases import get_release, list_releases, publish_version, release_tools
 from skillhouse.registry.skill_specs import SkillSpecView
-from skillhouse.registry.skills import VersionSource, VersionView
+from skillhouse.registry.skills import CheckResult, VersionSource, VersionView
 from skillhouse.registry.specs import STATES, State
 from skillhouse.registry.tool_specs import ToolSpecView
 from skillhouse.registry.turns import Turn, bind_turn, load_turn
@@ -94,6 +95,8 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
     (audit_rows, {"return": "list[AuditRecord]"}),
     (audit_page, {"return": "Page[AuditRecord]"}),
     (turn_record, {"return": "TurnRecord | None"}),
+    # gateway -> API, console and CLI: a person's connection, started in one place
+    (ConnectionBroker.start, {"return": "Started"}),
     # host -> API and MCP
     (run_call, {"releases": "Sequence[ReleaseDocument]", "arguments": "JsonObject", "return": "ToolAnswer"}),
     (run_agent, {"releases": "Sequence[ReleaseDocument]", "request": "JsonObject",
@@ -106,8 +109,8 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
 
 FROZEN_VALUES = [
     CompiledSkill, OperationDecl, Argument,  # compiler
-    ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest,  # registry
-    TurnContext, CanonicalRequest, Binding, BoundOperation, Match,  # gateway
+    ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest, CheckResult,  # registry
+    TurnContext, CanonicalRequest, Binding, BoundOperation, Match, Started,  # gateway
     FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow,  # gateway <-> host
     AuditRecord, TurnRecord, BoundRelease,  # gateway -> console
     GuestStatus,  # host
