@@ -28,8 +28,16 @@ from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, n
 from skillhouse.compiler.model import Argument
 from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
 from skillhouse.gateway import Gateway, TurnContext
-from skillhouse.gateway.audit_queries import AuditRecord, audit_page, audit_rows
+from skillhouse.gateway.audit_queries import (
+    AuditRecord,
+    BoundRelease,
+    TurnRecord,
+    audit_page,
+    audit_rows,
+    turn_record,
+)
 from skillhouse.gateway.canonical import CanonicalRequest
+from skillhouse.gateway.connections import ConnectionBroker, Started
 from skillhouse.gateway.credentials import ALL_SCHEMES, Binding, CredentialScheme
 from skillhouse.gateway.errors import InvalidRequest
 from skillhouse.gateway.exchange import (
@@ -54,7 +62,7 @@ from skillhouse.registry.builtin_releases import ReleaseView, compile_files
 from skillhouse.registry.manifests import ManifestSource, ResolvedManifest
 from skillhouse.registry.releases import get_release, list_releases, publish_version, release_tools
 from skillhouse.registry.skill_specs import SkillSpecView
-from skillhouse.registry.skills import VersionSource, VersionView
+from skillhouse.registry.skills import CheckResult, VersionSource, VersionView
 from skillhouse.registry.specs import STATES, State
 from skillhouse.registry.tool_specs import ToolSpecView
 from skillhouse.registry.turns import Turn, bind_turn, load_turn
@@ -86,6 +94,9 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
     # gateway -> console: the audit trail as a person reads it
     (audit_rows, {"return": "list[AuditRecord]"}),
     (audit_page, {"return": "Page[AuditRecord]"}),
+    (turn_record, {"return": "TurnRecord | None"}),
+    # gateway -> API, console and CLI: a person's connection, started in one place
+    (ConnectionBroker.start, {"return": "Started"}),
     # host -> API and MCP
     (run_call, {"releases": "Sequence[ReleaseDocument]", "arguments": "JsonObject", "return": "ToolAnswer"}),
     (run_agent, {"releases": "Sequence[ReleaseDocument]", "request": "JsonObject",
@@ -98,9 +109,10 @@ BOUNDARY_SIGNATURES: list[tuple[Callable[..., Any], dict[str, str]]] = [
 
 FROZEN_VALUES = [
     CompiledSkill, OperationDecl, Argument,  # compiler
-    ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest,  # registry
-    TurnContext, CanonicalRequest, Binding, BoundOperation, Match,  # gateway
-    FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow, AuditRecord,  # gateway <-> host, console
+    ReleaseView, Turn, VersionView, ToolSpecView, SkillSpecView, ResolvedManifest, CheckResult,  # registry
+    TurnContext, CanonicalRequest, Binding, BoundOperation, Match, Started,  # gateway
+    FetchRequest, UnreadRequest, FetchResponse, FetchRefusal, Replay, KeyRow,  # gateway <-> host
+    AuditRecord, TurnRecord, BoundRelease,  # gateway -> console
     GuestStatus,  # host
 ]
 

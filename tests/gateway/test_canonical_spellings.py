@@ -23,6 +23,7 @@ from tests.gateway.wire import fetch_json
 
 from skillhouse.compiler.url_form import UNRESERVED
 from skillhouse.gateway import Gateway, TurnContext
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
 from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.errors import GatewayError
 from skillhouse.store.gateway_tables import ApprovalRow, IdempotencyRow
@@ -208,8 +209,8 @@ def test_spellings_servers_disagree_on_are_refused_with_their_reason_before_anyt
     answer = fetch_json(gateway, turn, post(f"http://{HOST}:8084{path}", CHARGE))
     assert (answer["error"]["code"], answer["error"]["field"], answer["error"]["reason"]) == ("invalid-request", "url", reason)
     assert upstream.recorder.requests == [] and stored_counts(gateway) == (0, 0)
-    (row,) = gateway.audit.rows("tenant-a")
-    assert (row["decision"], row["code"], row["path"]) == ("refused", "invalid-request", "")
+    (row,) = audit_rows(gateway.database, "tenant-a", AuditFilter())
+    assert (row.decision, row.code, row.path) == ("refused", "invalid-request", "")
 
 
 def test_unreserved_characters_in_upper_or_lower_hex_are_one_spelling() -> None:

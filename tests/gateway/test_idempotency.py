@@ -13,6 +13,7 @@ from tests.gateway.upstream_server import Upstream
 from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, KeyPolicy, TurnContext
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
 
 
 def test_a_hundred_concurrent_identical_bookings_make_one_booking(
@@ -88,10 +89,10 @@ def test_the_audit_row_is_written_with_the_claim_before_the_request_leaves(
     runner = threading.Thread(target=lambda: fetch_json(gateway, turn, booking_request()))
     runner.start()
     assert upstream.recorder.received.wait(5)
-    in_flight = gateway.audit.rows(turn.tenant)
+    in_flight = audit_rows(gateway.database, turn.tenant, AuditFilter())
     upstream.recorder.hold.set()
     runner.join(5)
-    assert [(row["decision"], row["status"]) for row in in_flight] == [("allowed", None)]
-    assert in_flight[0]["idempotency_key"].startswith("skh-")
-    finished = gateway.audit.rows(turn.tenant)
-    assert [(row["id"], row["decision"], row["status"]) for row in finished] == [(in_flight[0]["id"], "allowed", 201)]
+    assert [(row.decision, row.status) for row in in_flight] == [("allowed", None)]
+    assert (in_flight[0].idempotency_key or "").startswith("skh-")
+    finished = audit_rows(gateway.database, turn.tenant, AuditFilter())
+    assert [(row.id, row.decision, row.status) for row in finished] == [(in_flight[0].id, "allowed", 201)]

@@ -18,6 +18,7 @@ from tests.gateway.upstream_server import Upstream
 from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayError, TurnContext, parse_target
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
 from skillhouse.gateway.errors import RateLimited
 from skillhouse.gateway.limits import RateLimits, gcra, retry_after_seconds
 from skillhouse.store.database import Database, open_database
@@ -81,7 +82,8 @@ def test_a_limited_call_is_not_sent_and_claims_no_key(gateway: Gateway, turn: Tu
     assert refused["error"]["limit"] == f"operation {BOOKING}" and refused["error"]["retry_after"] > 0
     assert len(upstream.recorder.bookings) == 1
     assert len(gateway.key_review.list(turn.tenant)) == 1
-    assert (gateway.audit.rows(turn.tenant)[0]["decision"], gateway.audit.rows(turn.tenant)[0]["code"]) == ("refused", "rate-limited")
+    newest = audit_rows(gateway.database, turn.tenant, AuditFilter())[0]
+    assert (newest.decision, newest.code) == ("refused", "rate-limited")
     # another operation of the same host, and another tenant, are not held by it
     assert fetch_json(gateway, turn, {"method": "GET", "url": "http://hollowbrook.local:8084/rooms", "headers": {},
                                 "body": None})["status"] == 200

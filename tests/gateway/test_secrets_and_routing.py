@@ -17,6 +17,7 @@ from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import BoundReleases, Gateway, GatewayConfig, TurnContext, UpstreamClient
 from skillhouse.gateway.addresses import IPAddress
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
 from skillhouse.gateway.upstream import PinnedTransport
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow, CredentialRow, IdempotencyRow
@@ -124,7 +125,7 @@ def test_every_decision_has_an_audit_row(gateway: Gateway, turn: TurnContext, da
     fetch_json(gateway, turn, booking_request())
     fetch_json(gateway, turn, booking_request())
     fetch_json(gateway, turn, {**_echo(), "url": "http://10.0.0.1/"})
-    decisions = [row["decision"] for row in reversed(gateway.audit.rows(turn.tenant))]
+    decisions = [row.decision for row in reversed(audit_rows(gateway.database, turn.tenant, AuditFilter()))]
     assert decisions == ["allowed", "replayed", "refused"]
 
 

@@ -16,6 +16,7 @@ from tests.gateway.hostile_upstream import HUGE, Hostile
 from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, GatewayConfig, TurnContext, UpstreamClient
+from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
 from skillhouse.store.database import Database
 
 CAP = 1024 * 1024
@@ -55,7 +56,7 @@ def test_a_400_mb_answer_stops_at_the_cap_with_memory_bounded_and_its_key_comple
     assert again["error"]["code"] == "upstream-response-too-large" and again["replayed"] is True
     assert len(hostile.requests) == 1
     assert [k.state for k in gateway.key_review.list(turn.tenant)] == ["completed"]
-    assert gateway.audit.rows(turn.tenant)[-1]["code"] == "upstream-response-too-large"
+    assert audit_rows(gateway.database, turn.tenant, AuditFilter())[-1].code == "upstream-response-too-large"
     gateway.close()
 
 

@@ -10,7 +10,7 @@ from skillhouse.wire.skills import CheckReport, ReleaseDocument, ReleaseOut, Rel
 def version_out(view: VersionView) -> VersionOut:
     return VersionOut(skill=view.skill, version=view.version, state=view.state, source=view.source,
                       builtin=view.builtin, content_digest=view.content_digest,
-                      report=CheckReport.model_validate(view.report), created_at=view.created_at,
+                      report=CheckReport.model_validate(view.report, from_attributes=True), created_at=view.created_at,
                       updated_at=view.updated_at, files=view.files)
 
 

@@ -1,12 +1,11 @@
 """What the API's credential and connection routes and the console's forms both do, written once: bind a
 credential of any kind from a :class:`~skillhouse.wire.credentials.CredentialPut` (the same checks, the
-same refusals with their ``field``), and start a person's connection to an ``oauth2-authorization-code``
-binding."""
+same refusals with their ``field``). Starting a person's connection is the gateway's own
+:meth:`~skillhouse.gateway.connections.ConnectionBroker.start`, which the CLI calls too."""
 
 from __future__ import annotations
 
 from skillhouse.gateway import Binding, Gateway
-from skillhouse.gateway.connections import Started, check_subject
 from skillhouse.gateway.errors import CredentialError
 from skillhouse.gateway.oauth_client import (
     CODE_GRANT,
@@ -15,7 +14,6 @@ from skillhouse.gateway.oauth_client import (
     authorization_code_client,
     client_credentials,
 )
-from skillhouse.registry.errors import NotFound
 from skillhouse.wire.credentials import CredentialPut
 
 
@@ -55,14 +53,3 @@ def bind_credential(gateway: Gateway, tenant: str, body: CredentialPut) -> Bindi
     )  # fmt: skip
     return gateway.credentials.put_client_credentials(tenant, body.origin, client, body.allow_http)
 
-
-def begin_connection(gateway: Gateway, tenant: str, subject: str, origin: str) -> Started:
-    """Start ``subject``'s connection to the ``oauth2-authorization-code`` binding of ``origin``: the authorization
-    URL (state and PKCE challenge in it) to send them to. ``invalid-subject`` (field ``subject``), 404
-    ``binding-not-found``."""
-    checked = check_subject(subject)
-    bound = gateway.credentials.client_of(tenant, origin)
-    if bound is None:
-        raise NotFound("binding-not-found", f"no oauth2-authorization-code binding for {origin}")
-    where, client = bound
-    return gateway.connections.begin(tenant, checked, where.text, client)

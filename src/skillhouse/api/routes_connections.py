@@ -16,7 +16,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillhouse.api.credential_actions import begin_connection
 from skillhouse.api.deps import RunDep
 from skillhouse.api.gateway_deps import GatewayDep, gateway_responses
 from skillhouse.gateway.connections import Connection
@@ -79,7 +78,7 @@ def _out(connection: Connection) -> ConnectionOut:
 @router.post("", status_code=201, responses=gateway_responses(404))
 def start_connection(body: ConnectionStart, tenant: RunDep, gateway: GatewayDep) -> ConnectionStarted:
     """Start a connection of ``subject`` to the binding of ``origin``: the authorization URL to send them to."""
-    started = begin_connection(gateway, tenant.id, body.subject, body.origin)
+    started = gateway.connections.start(tenant.id, body.subject, body.origin)
     return ConnectionStarted(authorization_url=started.authorization_url, expires_at=started.expires_at,
                              subject=started.subject, origin=started.origin)  # fmt: skip
 

@@ -63,7 +63,7 @@ def clearing_actor(database: DatabaseDep, tenant: Tenant) -> str:
 
 
 def _clearing(clearing: Clearing) -> ClearingOut:
-    return ClearingOut.model_validate(clearing.document())
+    return ClearingOut.model_validate(clearing, from_attributes=True)
 
 
 @router.get("", responses=gateway_responses())
@@ -74,7 +74,7 @@ def list_keys(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> KeyList:
     """The calling tenant's idempotency keys, newest first."""
-    return KeyList(data=[KeyOut.model_validate(k.document()) for k in gateway.key_review.list(tenant.id, state, limit)])
+    return KeyList(data=[KeyOut.model_validate(k, from_attributes=True) for k in gateway.key_review.list(tenant.id, state, limit)])
 
 
 @router.get("/clearings", responses=gateway_responses())

@@ -60,14 +60,14 @@ class LimitList(BaseModel):
 
 
 def _out(limit: RateLimit) -> LimitOut:
-    return LimitOut.model_validate(limit.document())
+    return LimitOut.model_validate(limit, from_attributes=True)
 
 
 @router.get("", responses=gateway_responses())
 def list_limits(tenant: AdminDep, gateway: GatewayDep) -> LimitList:
     """The calling tenant's limits, and the upstream waits in force."""
     return LimitList(data=[_out(limit) for limit in gateway.limits.limits(tenant.id)],
-                     upstream_waits=[WaitOut.model_validate(w.document()) for w in gateway.limits.waits(tenant.id)])
+                     upstream_waits=[WaitOut.model_validate(w, from_attributes=True) for w in gateway.limits.waits(tenant.id)])
 
 
 @router.put("", responses=gateway_responses())

@@ -91,7 +91,7 @@ def _tool_record(view: tool_specs.ToolSpecView) -> ToolSpecRecord:
 
 def _skill_record(view: skill_specs.SkillSpecView) -> SkillSpecRecord:
     return SkillSpecRecord(state=view.state, source="builtin" if view.builtin else "tenant",
-                           skill_spec=view.spec, report=CheckReport.model_validate(view.report),
+                           skill_spec=view.spec, report=CheckReport.model_validate(view.report, from_attributes=True),
                            created_at=view.created_at, updated_at=view.updated_at)
 
 

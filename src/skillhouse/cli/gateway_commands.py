@@ -275,13 +275,8 @@ def connections_start(
     origin: Annotated[str, typer.Option("--origin", help="The origin of an oauth2-authorization-code binding.")],
 ) -> None:
     """Print the authorization URL for the person to open (valid ten minutes, once)."""
-    from skillhouse.gateway.connections import check_subject
-
     with _gateway() as gateway:
-        bound = gateway.credentials.client_of(tenant, origin)
-        if bound is None:
-            raise _fail("binding-not-found", f"no oauth2-authorization-code binding for {origin} of tenant {tenant}")
-        started = gateway.connections.begin(tenant, check_subject(subject), bound[0].text, bound[1])
+        started = gateway.connections.start(tenant, subject, origin)
     print(started.authorization_url)
 
 

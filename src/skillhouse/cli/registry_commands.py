@@ -1,7 +1,7 @@
 """The registry's commands: ``skillhouse publish`` and ``skillhouse tokens`` (``serve`` is in :mod:`skillhouse.cli.serve`).
 
 Kept apart from the package's ``__init__`` so the command module stays small; ``add_registry_commands`` attaches
-them to the main Typer app. The store, the registry and httpx are imported inside the commands that
+them to the main Typer app. The store, the registry and the HTTP client are imported inside the commands that
 use them, so ``skillhouse --help`` and the offline commands never load the server stack.
 """
 
@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from skillhouse.json_types import JsonObject
 from skillhouse.registry.errors import RegistryError
 from skillhouse.registry.scopes import DEFAULT_SCOPE, SCOPES
 
 if TYPE_CHECKING:
-    import httpx
-
+    from skillhouse.client import ClientError
     from skillhouse.store import Database
 
 tokens_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
@@ -33,7 +31,7 @@ def _store(command: str) -> Database:
     return configured_store(command)
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     print(message, file=sys.stderr)
     raise typer.Exit(code)
 
@@ -93,10 +91,9 @@ def publish(
     version: Annotated[str | None, typer.Option("--version", help="Version (default: SKILL.md metadata.version).")] = None,
 ) -> None:
     """Upload, validate and publish a skill package (token from SKILLHOUSE_TOKEN); prints the digest."""
-    import httpx  # here: start-up time of the commands that never reach a server
-
-    # imported here: start-up time (see tokens_create)
+    # imported here: start-up time (see tokens_create); the client loads httpx and Pydantic
     from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.client import Client, ClientError
     from skillhouse.compiler import compile_dir
     from skillhouse.skill import package_files
 
@@ -110,31 +107,27 @@ def publish(
         raise typer.Exit(1)
     name, chosen = str(compiled.document["skill"]), str(compiled.document["version"])
     files = {name: data.decode("utf-8") for name, data in package_files(path).items()}
-    base = f"{server.rstrip('/')}/v1/skills/{name}/versions/{chosen}"
-    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=120) as client:
-        try:
-            stored = _call(client.put(base, json={"files": files}))
-            if stored["state"] == "draft":  # identical content already published is left as it is
-                _call(client.post(f"{base}/validate"))
-            release = _call(client.post(f"{base}/publish"))
-        except httpx.HTTPError as exc:
-            _fail(f"error: cannot reach {server}: {exc}")
-    print(f"published {name} {chosen} {release['digest']}")
-
-
-def _call(response: httpx.Response) -> JsonObject:
+    # the typed client's upload (draft, validate unless identical content is already published, publish):
+    # one implementation of the requests, of when to send again and of reading an error answer
     try:
-        body: JsonObject = response.json()
-    except ValueError:
-        body = {}
-    if response.status_code >= 400:
-        error = body.get("error", {})
-        lines = [f"error: {response.status_code} {error.get('code', '')}: {error.get('message', response.text)}"]
-        for p in error.get("problems", []):
-            where = f"{p['file']}:{p.get('line', 1)}" if p.get("file") else p.get("path", "")
-            lines.append(f"{where}: {p['code']}: {p['message']}")
-        _fail("\n".join(lines))
-    return body
+        with Client(server, token) as client:
+            release = client.publish(name, chosen, files=files)
+    except ClientError as exc:
+        _fail(_refusal(server, exc))
+    print(f"published {name} {chosen} {release.digest}")
+
+
+def _refusal(server: str, error: ClientError) -> str:
+    """What ``publish`` prints for an error: its status and code, then each problem where it is."""
+    from skillhouse.client import ServerUnreachable
+
+    if isinstance(error, ServerUnreachable):
+        return f"error: cannot reach {server}: {error.message}"
+    lines = [f"error: {error.status} {error.code}: {error.message}"]
+    for problem in error.problems:
+        where = f"{problem.file}:{1 if problem.line is None else problem.line}" if problem.file else problem.path or ""
+        lines.append(f"{where}: {problem.code}: {problem.message}")
+    return "\n".join(lines)
 
 
 def serve(

@@ -97,12 +97,3 @@ class AuditLog:
         """Bring a row opened with a claim up to date with how the decision ended (a refusal after the claim)."""
         with one_statement(self.database) if self._single else writing(self.database) as transaction:
             transaction.execute(self._finish, {"row_id": row_id, **finishing(entry)})
-
-    def rows(self, tenant: str, limit: int = 100) -> list[JsonObject]:
-        with self.database.reading() as session:
-            found = session.scalars(
-                select(AuditRow).where(AuditRow.tenant_id == tenant).order_by(AuditRow.id.desc()).limit(limit)
-            )
-            return [
-                {column.name: getattr(row, column.name) for column in AuditRow.__table__.columns} for row in found
-            ]

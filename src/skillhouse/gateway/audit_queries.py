@@ -3,7 +3,8 @@
 The audit trail filtered by turn, skill, operation, decision, approval and time range, and the
 tenant's approvals by state, each a page at a time: a :class:`Page` holds at most ``size`` rows, the
 number of rows matching in all, and cursors to the newer and older neighbouring pages (keyset
-pagination on the newest-first order, so a page stays put while new rows arrive). Also a turn's row.
+pagination on the newest-first order, so a page stays put while new rows arrive). Also a turn's record
+(:class:`TurnRecord`: its profile and the releases it bound).
 Each query is scoped to one tenant: another tenant's rows are never returned.
 """
 
@@ -17,7 +18,6 @@ from typing import Generic, Literal, TypeVar
 from sqlalchemy import Select, and_, func, or_, select
 
 from skillhouse.gateway.approvals import Approval, as_seen
-from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import ApprovalRow, AuditRow, TurnRow
 
@@ -195,10 +195,35 @@ def approval_states(database: Database, tenant: str, approval_ids: Iterable[str]
                 for id_, state, expires_at in rows}
 
 
-def turn_row(database: Database, tenant: str, turn_id: str) -> JsonObject | None:
+@dataclass(frozen=True)
+class BoundRelease:
+    """A release a turn bound, as the turn's row names it."""
+
+    skill: str
+    version: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """A recorded turn as a person reads it: the provider profile it offers tools for and the releases it bound."""
+
+    id: str
+    profile: str
+    releases: tuple[BoundRelease, ...]
+    created_at: float
+    """When, in epoch seconds."""
+
+    def bound(self, skill: str) -> BoundRelease | None:
+        """The release of ``skill`` the turn bound, if it bound one."""
+        return next((release for release in self.releases if release.skill == skill), None)
+
+
+def turn_record(database: Database, tenant: str, turn_id: str) -> TurnRecord | None:
     """The turn's profile and bound releases, when the turn was recorded for this tenant."""
     with database.sessions() as session:
         row = session.get(TurnRow, turn_id)
         if row is None or row.tenant_id != tenant:
             return None
-        return {"id": row.id, "profile": row.profile, "releases": list(row.releases), "created_at": row.created_at}
+        releases = tuple(BoundRelease(str(r["skill"]), str(r["version"]), str(r.get("digest", ""))) for r in row.releases)
+        return TurnRecord(row.id, row.profile, releases, row.created_at)

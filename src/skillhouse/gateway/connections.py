@@ -1,8 +1,8 @@
 """Per-user OAuth 2.0 connections: the tokens a person granted an ``oauth2-authorization-code`` binding's client.
 
 A connection belongs to a tenant, a *subject* (the end user a turn acts for, given when the turn is
-bound) and a binding (named by its origin). It is made in two steps: :meth:`ConnectionBroker.begin`
-stores a single-use ``state`` (its SHA-256) with a PKCE verifier (RFC 7636, ``S256``; the verifier
+bound) and a binding (named by its origin). It is made in two steps: :meth:`ConnectionBroker.start` (the
+binding found by its origin; :meth:`ConnectionBroker.begin` given its client) stores a single-use ``state`` (its SHA-256) with a PKCE verifier (RFC 7636, ``S256``; the verifier
 encrypted) for :data:`STATE_TTL` seconds and answers the provider's authorization URL; after the
 person consents, the provider sends their browser to the callback, and :meth:`ConnectionBroker.complete`
 takes the state (deleted in the same transaction that reads it, so it works once), exchanges the code
@@ -38,6 +38,7 @@ from sqlalchemy import delete, select
 
 from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.errors import (
+    BindingNotFound,
     ConnectionRequired,
     CredentialError,
     CredentialUnavailable,
@@ -128,6 +129,17 @@ class ConnectionBroker:
         """Refresh-token grants this process sent (what the tests count)."""
 
     # making a connection
+
+    def start(self, tenant: str, subject: str, origin: str) -> Started:
+        """Start ``subject``'s connection to the ``oauth2-authorization-code`` binding of ``origin`` (as a person
+        wrote it): the authorization URL to send them to. What the API, the console and the CLI all call.
+        ``invalid-subject`` (field ``subject``), ``invalid-origin`` (field ``origin``), ``binding-not-found``."""
+        checked = check_subject(subject)
+        bound = self.credentials.client_of(tenant, origin)
+        if bound is None:
+            raise BindingNotFound(f"no oauth2-authorization-code binding for {origin}")
+        where, client = bound
+        return self.begin(tenant, checked, where.text, client)
 
     def begin(self, tenant: str, subject: str, origin: str, client: AuthorizationCodeClient) -> Started:
         """Store a single-use state with a PKCE verifier; the provider's authorization URL carrying them."""

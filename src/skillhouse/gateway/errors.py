@@ -21,6 +21,8 @@ the gateway raised it (``except GatewayError`` catches all of them). ::
     │                                 ``origin-scheme-refused``, ``http-needs-opt-in``, ``allow-http-mismatch``,
     │                                 ``secret-not-sendable``, ``secret-too-long``
     ├── RateLimitNotFound             ``rate-limit-not-found`` (NotFoundError): deleting a limit that is not set
+    ├── BindingNotFound               ``binding-not-found`` (NotFoundError): connecting to an origin that has no
+    │                                 ``oauth2-authorization-code`` binding
     │ RunFailure: the request may be fine
     ├── GatewayUnavailable            (Unavailable) the deployment cannot run this gateway: ``secret-key-missing``,
     │                                 ``secret-key-invalid``, ``credential-undecryptable``, ``upstream-ca-invalid``
@@ -216,3 +218,10 @@ class RateLimitNotFound(GatewayError, NotFoundError):
     """No such limit for this tenant (``rate-limit-not-found``)."""
 
     code = "rate-limit-not-found"
+
+
+class BindingNotFound(GatewayError, NotFoundError):
+    """No ``oauth2-authorization-code`` binding of the origin for this tenant, so no connection to start
+    (``binding-not-found``)."""
+
+    code = "binding-not-found"

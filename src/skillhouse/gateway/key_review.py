@@ -19,7 +19,6 @@ from sqlalchemy import delete, insert, select
 
 from skillhouse.errors import ConflictError, NotFoundError
 from skillhouse.gateway.errors import GatewayError
-from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import IdempotencyRow, KeyClearingRow
 
@@ -46,9 +45,6 @@ class KeyState:
     created_at: float
     expires_at: float
 
-    def document(self) -> JsonObject:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class Clearing:
@@ -60,9 +56,6 @@ class Clearing:
     key_created_at: float
     cleared_by: str
     cleared_at: float
-
-    def document(self) -> JsonObject:
-        return asdict(self)
 
 
 class KeyReview:

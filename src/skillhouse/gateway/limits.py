@@ -63,7 +63,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from skillhouse.gateway.errors import InvalidRequest, RateLimited, RateLimitNotFound
-from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.limit_tables import LIMIT_SCOPES, CallLeaseRow, RateLimitRow, UpstreamWaitRow
 from skillhouse.store.prepared import Prepared, one_statement, writing
@@ -93,10 +92,6 @@ class RateLimit:
     def name(self) -> str:
         return self.scope if self.scope == "tenant" else f"{self.scope} {self.subject}"
 
-    def document(self) -> JsonObject:
-        return {"scope": self.scope, "subject": self.subject, "requests": self.requests,
-                "window_seconds": self.window_seconds, "concurrent": self.concurrent}
-
     @property
     def shown(self) -> str:
         rate = f"{self.requests} per {self.window_seconds:g} s" if self.requests and self.window_seconds else ""
@@ -111,9 +106,6 @@ class UpstreamWait:
     host: str
     until: float
     status: int
-
-    def document(self) -> JsonObject:
-        return {"host": self.host, "until": self.until, "status": self.status}
 
 
 def gcra(tat: float, now: float, requests: int, window_seconds: float) -> tuple[bool, float]:

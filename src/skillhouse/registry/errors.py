@@ -14,15 +14,14 @@ A problem is ``{"path", "code", "message"}`` for a field of a request body or
 
 from __future__ import annotations
 
-from typing import Any
-
 from skillhouse.errors import CallerError, ConflictError, NotFoundError
+from skillhouse.json_types import ProblemDocument
 
 
 class RegistryError(CallerError):
     """Base of the registry's errors: a stable ``code``, a message for people, and problems."""
 
-    def __init__(self, code: str, message: str, problems: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, code: str, message: str, problems: list[ProblemDocument] | None = None) -> None:
         super().__init__(message, code=code)
         self.problems = problems or []
 
@@ -47,6 +46,6 @@ class Invalid(RegistryError):
     code = "invalid-request"
 
 
-def problem(path: str, code: str, message: str) -> dict[str, Any]:
+def problem(path: str, code: str, message: str) -> ProblemDocument:
     """A problem in a request field, ``path`` dotted (``tool_spec.integration_manifest.provider``)."""
     return {"path": path, "code": code, "message": message}

@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from skillhouse.json_types import JsonObject, ProblemDocument, one_of
+from skillhouse.json_types import ProblemDocument, one_of
 from skillhouse.registry.builtins import BUILTIN_SKILL_SPECS
 from skillhouse.registry.bundle import content_digest, files_from_skill_spec
 from skillhouse.registry.errors import Conflict, Invalid, problem
 from skillhouse.registry.releases import ReleaseView, publish_version
-from skillhouse.registry.skills import deprecate_version, owned_row, put_version, validate_version
+from skillhouse.registry.skills import (
+    PASSED,
+    CheckResult,
+    deprecate_version,
+    owned_row,
+    put_version,
+    validate_version,
+)
 from skillhouse.registry.specs import STATES, SkillSpec, SkillSpecUpsert, State, ToolSpec, skill_spec_problems
 from skillhouse.registry.tool_specs import find_tool
 from skillhouse.store.registry_tables import SkillVersionRow
@@ -32,7 +39,7 @@ class SkillSpecView:
     spec: SkillSpec
     state: State
     builtin: bool
-    report: JsonObject
+    report: CheckResult
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
 
@@ -79,7 +86,7 @@ def list_skill_specs(session: Session, tenant: str) -> list[SkillSpecView]:
     rows = session.scalars(select(SkillVersionRow).where(SkillVersionRow.tenant_id == tenant)).all()
     own = {row.skill for row in rows}
     views = [_view(row) for row in rows if row.source == "spec" and row.spec is not None]
-    views += [SkillSpecView(spec, "published", True, {"ok": True, "errors": []}, None, None)
+    views += [SkillSpecView(spec, "published", True, PASSED, None, None)
               for spec in BUILTIN_SKILL_SPECS if spec.skill_id not in own]
     return sorted(views, key=lambda v: (v.spec.skill_id, v.spec.version))
 
@@ -105,4 +112,5 @@ def _view_of(session: Session, tenant: str, skill: str, version: str) -> SkillSp
 
 
 def _view(row: SkillVersionRow) -> SkillSpecView:
-    return SkillSpecView(SkillSpec.model_validate(row.spec), one_of(row.state, STATES, "state"), False, dict(row.report), row.created_at, row.updated_at)
+    return SkillSpecView(SkillSpec.model_validate(row.spec), one_of(row.state, STATES, "state"), False,
+                         CheckResult.stored(row.report), row.created_at, row.updated_at)

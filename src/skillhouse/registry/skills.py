@@ -32,6 +32,28 @@ VersionSource = Literal["package", "spec"]
 
 
 @dataclass(frozen=True)
+class CheckResult:
+    """A version's check report: whether its package compiles without a problem, and every problem found
+    (each a problem document: a package file's ``file`` and ``line``, or a spec field's ``path``)."""
+
+    ok: bool
+    errors: tuple[ProblemDocument, ...] = ()
+
+    @classmethod
+    def stored(cls, document: JsonObject) -> CheckResult:
+        """The report as the version's row holds it (JSON)."""
+        return cls(bool(document.get("ok")), tuple(document.get("errors", [])))
+
+    def document(self) -> JsonObject:
+        """The report as the version's row holds it."""
+        return {"ok": self.ok, "errors": list(self.errors)}
+
+
+PASSED = CheckResult(True)
+"""The report of a built-in version (compiled from the built-in specs, never wrong)."""
+
+
+@dataclass(frozen=True)
 class VersionView:
     """A skill version as the API shows it."""
 
@@ -40,7 +62,7 @@ class VersionView:
     state: State
     source: VersionSource
     content_digest: str
-    report: JsonObject
+    report: CheckResult
     created_at: dt.datetime | None
     updated_at: dt.datetime | None
     builtin: bool = False
@@ -58,13 +80,13 @@ def check_names(skill: str, version: str) -> None:
         raise Invalid("invalid-name", "the skill name or version is not valid", problems)
 
 
-def check_report(skill: str, version: str, files: dict[str, str], extra: list[ProblemDocument] | None = None) -> JsonObject:
-    """Compile ``files`` as package ``skill``: ``{"ok", "errors"}`` with every error of the package."""
+def check_report(skill: str, version: str, files: dict[str, str], extra: list[ProblemDocument] | None = None) -> CheckResult:
+    """Compile ``files`` as package ``skill``: whether it compiles, with every error of the package."""
     package, read_errors = read_package(skill, files, label="")
     compiled, errors = compile_package(package, version)
     found = sorted(set(read_errors) | set(errors))
     listed: list[ProblemDocument] = [dict(e.as_dict()) for e in found] + list(extra or [])
-    return {"ok": compiled is not None and not listed, "errors": listed}
+    return CheckResult(compiled is not None and not listed, tuple(listed))
 
 
 def put_version(session: Session, tenant: str, skill: str, version: str, files: dict[str, str],
@@ -84,7 +106,7 @@ def put_version(session: Session, tenant: str, skill: str, version: str, files: 
         row = SkillVersionRow(tenant_id=tenant, skill=skill, version=version, created_at=now)
         session.add(row)
     row.state, row.source, row.files, row.spec = "draft", source, files, spec
-    row.content_digest, row.report, row.updated_at = digest, report, now
+    row.content_digest, row.report, row.updated_at = digest, report.document(), now
     session.flush()
     return _view(row)
 
@@ -95,8 +117,9 @@ def validate_version(session: Session, tenant: str, skill: str, version: str) ->
     if row.state == "validated":
         return _view(row)
     _require(row, "draft", "validated")
-    if not row.report.get("ok"):
-        raise Invalid("check-failed", f"{skill} {version} has problems; fix them and upload again", list(row.report.get("errors", [])))
+    report = CheckResult.stored(row.report)
+    if not report.ok:
+        raise Invalid("check-failed", f"{skill} {version} has problems; fix them and upload again", list(report.errors))
     row.state, row.updated_at = "validated", utcnow()
     session.flush()
     return _view(row)
@@ -183,7 +206,7 @@ def _require(row: SkillVersionRow, expected: str, target: str) -> None:
 def _view(row: SkillVersionRow, with_files: bool = False) -> VersionView:
     # the columns hold what this module wrote; a value outside the vocabulary is a damaged row, said so
     state, source = one_of(row.state, STATES, "state"), one_of(row.source, get_args(VersionSource), "source")
-    return VersionView(row.skill, row.version, state, source, row.content_digest, dict(row.report),
+    return VersionView(row.skill, row.version, state, source, row.content_digest, CheckResult.stored(row.report),
                        row.created_at, row.updated_at, False, dict(row.files) if with_files else None, row.spec)
 
 
@@ -193,5 +216,5 @@ def _builtin_versions() -> dict[tuple[str, str], VersionView]:
         release = builtin_release(spec.skill_id)
         views[(spec.skill_id, str(spec.version))] = VersionView(
             spec.skill_id, str(spec.version), "published", "spec", content_digest(release.files, spec.model_dump()),
-            {"ok": True, "errors": []}, None, None, True, dict(release.files), spec.model_dump())
+            PASSED, None, None, True, dict(release.files), spec.model_dump())
     return views

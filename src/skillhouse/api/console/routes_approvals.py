@@ -14,12 +14,10 @@ request did next is read from the audit trail rows that carry the approval's id.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from skillhouse.api.console.approval_facts import approval_facts, request_arguments
+from skillhouse.api.console.approval_facts import ApprovalFacts, approval_facts, request_arguments
 from skillhouse.api.console.pages import page
 from skillhouse.api.console.paging import direction_of, query_string
 from skillhouse.api.console.routing import ConsoleRoute
@@ -31,7 +29,8 @@ from skillhouse.api.console.sessions import (
     RunSessionDep,
 )
 from skillhouse.gateway import Approval, ApprovalStore
-from skillhouse.gateway.audit_queries import AuditFilter, approval_page, audit_rows, turn_row
+from skillhouse.gateway.audit_queries import AuditFilter, TurnRecord, approval_page, audit_rows, turn_record
+from skillhouse.json_types import OperationDocument
 from skillhouse.registry.errors import NotFound
 from skillhouse.registry.releases import get_release, list_releases
 from skillhouse.store import Database
@@ -46,29 +45,29 @@ def _database(request: Request) -> Database:
     return database
 
 
-def _operation(database: Database, tenant: str, approval: Approval, turn: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
+def _operation(database: Database, tenant: str, approval: Approval, turn: TurnRecord | None) -> tuple[OperationDocument | None, str | None]:
     """The approval's operation document in the release its turn bound, and that release's version; for a
     turn not recorded, the operation of the skill's newest release, and no version (it is not known)."""
     skill, _, name = (approval.operation or "").partition(".")
     if not name:
         return None, None
-    bound = next((r for r in (turn or {}).get("releases", []) if r.get("skill") == skill), None)
+    bound = turn.bound(skill) if turn is not None else None
     try:
         with database.sessions() as session:
             if bound is not None:
-                version: str | None = str(bound["version"])
-                document = get_release(session, tenant, skill, str(version), with_files=False).document
+                version: str | None = bound.version
+                document = get_release(session, tenant, skill, bound.version, with_files=False).document
             else:
                 newest = list_releases(session, tenant, skill)
                 version, document = None, (get_release(session, tenant, skill, newest[-1].version, with_files=False).document if newest else {})
     except NotFound:
-        return None, str(bound["version"]) if bound else None
+        return None, bound.version if bound else None
     operation = next((op for op in document.get("operations", []) if op.get("name") == name), None)
     return operation, version
 
 
-def _facts(database: Database, tenant: str, approval: Approval) -> Any:
-    turn = turn_row(database, tenant, approval.turn_id) if approval.turn_id else None
+def _facts(database: Database, tenant: str, approval: Approval) -> tuple[ApprovalFacts, TurnRecord | None]:
+    turn = turn_record(database, tenant, approval.turn_id) if approval.turn_id else None
     operation, version = _operation(database, tenant, approval, turn)
     return approval_facts(approval, operation, version), turn
 

@@ -22,10 +22,10 @@ from pydantic import ValidationError
 from skillhouse.api.console.pages import page
 from skillhouse.api.console.routing import ConsoleRoute
 from skillhouse.api.console.sessions import AdminSessionDep, ConsoleSession, FormDep
-from skillhouse.api.credential_actions import begin_connection, bind_credential
+from skillhouse.api.credential_actions import bind_credential
 from skillhouse.api.gateway_deps import get_gateway
 from skillhouse.gateway.credential_input import parse_origin
-from skillhouse.gateway.errors import CredentialError
+from skillhouse.gateway.errors import BindingNotFound, CredentialError
 from skillhouse.registry.errors import NotFound
 from skillhouse.wire.credentials import CredentialPut
 
@@ -140,12 +140,12 @@ def start_connection(request: Request, session: AdminSessionDep, form: FormDep) 
     """Start a person's connection: the page shows the authorization URL to give them (never in a redirect)."""
     subject, origin = form.get("subject", ""), form.get("origin", "")
     try:
-        started = begin_connection(get_gateway(request), session.tenant, subject, origin)
+        started = get_gateway(request).connections.start(session.tenant, subject, origin)
     except CredentialError as exc:
         field = str(exc.details.get("field", "subject"))
         return _render(request, session, status=422, connect={"subject": subject, "origin": origin},
                        connect_errors={field: exc.message})  # fmt: skip
-    except NotFound as exc:
+    except BindingNotFound as exc:
         return _render(request, session, status=404, connect={"subject": subject, "origin": origin},
                        connect_errors={"origin": exc.message})  # fmt: skip
     return _render(request, session, started=started)

@@ -137,14 +137,14 @@ def diff_versions(old: VersionDocument, new: VersionDocument) -> VersionsDiff:
     return VersionsDiff(sorted(set(after) - set(before)), sorted(set(before) - set(after)), changed, unchanged)
 
 
-def tool_matches(name: str, operation: dict[str, Any], words: list[str]) -> bool:
+def tool_matches(name: str, operation: OperationDocument, words: list[str]) -> bool:
     """Whether every word (case-insensitive) is in the tool's name, operation name or description."""
     text = f"{name} {operation.get('name', '')} {operation.get('description', '')}".lower()
     return all(word in text for word in words)
 
 
-def tools_page(operations: dict[str, dict[str, Any]], query: str, cursor: str = "", direction: Direction = "older",
-               size: int = TOOLS_PER_PAGE) -> Page[tuple[str, dict[str, Any]]]:
+def tools_page(operations: dict[str, OperationDocument], query: str, cursor: str = "", direction: Direction = "older",
+               size: int = TOOLS_PER_PAGE) -> Page[tuple[str, OperationDocument]]:
     """The tools matching ``query`` in name order, ``size`` at a time: those after ``cursor`` (a tool name;
     ``direction`` ``older`` is the next page, ``newer`` the previous), with how many match in all."""
     words = query.lower().split()
