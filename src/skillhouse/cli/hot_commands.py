@@ -44,10 +44,10 @@ def compiled_or_exit(path: Path, version: str | None = None) -> CompiledSkill:
 def release_document(path: Path) -> ReleaseDocument:
     """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.release_cache import cached_release, remember_release
 
-    cache = settings_or_exit().release_cache
+    cache = release_cache_or_exit()
     document = cached_release(cache, path)
     if document is None:
         document = compiled_or_exit(path).document
@@ -81,10 +81,10 @@ def guest_eager_tools() -> list[ToolDefinition]:
 def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -> None:
     """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.release_cache import cached_listing, remember_listing
 
-    cache = settings_or_exit().release_cache
+    cache = release_cache_or_exit()
     plain = provider is None and not deferred and shape is None
     # the listing `import-openapi` kept for exactly this package: printed as is, nothing decoded or compiled
     kept = cached_listing(cache, path) if plain else None
@@ -136,12 +136,12 @@ def import_openapi(
 ) -> None:
     """``skillhouse import-openapi``: write the skill into ``out_dir``/NAME and print a summary on stderr."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import RefPolicy, SpecError, import_openapi, load_spec, write_skill
     from skillhouse.openapi.curation import curation_of, spec_skill_name
 
-    release_cache = settings_or_exit().release_cache
+    release_cache = release_cache_or_exit()
 
     roots = tuple(allow_ref_root or ())
     for root in roots:
