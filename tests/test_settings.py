@@ -10,8 +10,8 @@ environment through and is named in :data:`PASSED_THROUGH` with the reason.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
+import string
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -211,6 +211,7 @@ CACHE_SAMPLES = [
     {"SKILLHOUSE_RELEASE_CACHE": ""}, {"XDG_CACHE_HOME": "/xdg/cache"},
     {"XDG_CACHE_HOME": "/xdg/cache", "SKILLHOUSE_RELEASE_CACHE": "relative/dir"},
     {"SKILLHOUSE_RELEASE_CACHE": "OFF"}, {"SKILLHOUSE_DATA_DIR": "/data", "SKILLHOUSE_TOKEN": "skh_x"},
+    {"XDG_CACHE_HOME": "/xdg//cache/"}, {"SKILLHOUSE_RELEASE_CACHE": "/a/./b//"},
 ]  # fmt: skip
 MALFORMED = {
     "SKILLHOUSE_RESOLVE": "no-port=1.2.3.4", "SKILLHOUSE_PRIVATE_HOSTS": "Not A Tenant/db.internal",
@@ -225,10 +226,24 @@ MALFORMED = {
 
 @pytest.mark.parametrize("env", CACHE_SAMPLES, ids=repr)
 def test_the_light_reading_of_the_release_cache_is_from_envs(env: dict[str, str]) -> None:
-    assert settings_env.release_cache(env) == Settings.from_env(env).release_cache
+    light, settings = settings_env.release_cache(env), Settings.from_env(env)
+    assert (None if light is None else Path(light)) == settings.release_cache  # the same directory, as text
     assert settings_env.read_environment(env) == {
-        f.name: getattr(Settings.from_env(env), f.name) for f in dataclasses.fields(Settings)
+        f.name: getattr(settings, f.name) for f in dataclasses.fields(Settings)
     } | {"database_url": env.get("SKILLHOUSE_DATABASE_URL", "")}  # from_env fills in the SQLite default
+
+
+@pytest.mark.parametrize(
+    "home", ["/home/someone", "/home/someone/", "//net/home", "/home//someone", "relative"]
+)
+def test_the_default_directories_are_those_path_home_gives(
+    home: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # read as text without pathlib; the same directories as Path.home() / ".cache" / ... names
+    monkeypatch.setenv("HOME", home)
+    assert Path(settings_env.default_release_cache({})) == Path.home() / ".cache" / "skillhouse" / "releases"
+    assert Path(settings_env.default_data_dir({})) == Path.home() / ".local" / "share" / "skillhouse"
+    assert Settings().release_cache == Path.home() / ".cache" / "skillhouse" / "releases"
 
 
 def test_every_checked_variable_has_a_malformed_sample() -> None:
@@ -250,10 +265,20 @@ def test_the_light_reading_refuses_what_from_env_refuses_in_the_same_words(name:
     assert str(light.value) == str(from_env.value)
 
 
-def test_the_light_reading_imports_no_dataclass_machinery() -> None:
-    # the reason it is a module apart: `skillhouse tools` reads the release cache without ~30 ms of imports
-    code = "import json, sys, skillhouse.settings_env; print(json.dumps(sorted(sys.modules)))"
-    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                           check=True).stdout))  # fmt: skip
+def test_the_light_reading_imports_neither_the_dataclass_machinery_nor_pathlib() -> None:
+    # the reason it is a module apart: `skillhouse tools` reads the release cache without ~45 ms of imports
+    code = ("import sys, skillhouse.settings_env as s; s.release_cache()\n"
+            "print(' '.join(sorted(sys.modules)))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
     assert "skillhouse.settings_env" in loaded
-    assert loaded & {"skillhouse.settings", "dataclasses", "inspect", "typing"} == set()
+    assert (
+        loaded & {"skillhouse.settings", "dataclasses", "inspect", "typing", "pathlib", "re", "base64"}
+        == set()
+    )
+
+
+def test_the_process_console_secret_is_what_secrets_token_urlsafe_makes() -> None:
+    secret = settings_env.PROCESS_CONSOLE_SECRET
+    assert len(secret) == 43 and set(secret) <= set(string.ascii_letters + string.digits + "-_")
+    assert Settings().console_secret == Settings.from_env({}).console_secret == secret

@@ -79,7 +79,7 @@ class Settings:
     (:data:`VARIABLE`), and ``docs/configuration.md`` lists them from there."""
 
     data_dir: Path = field(
-        default_factory=lambda: default_data_dir({}),
+        default_factory=lambda: Path(default_data_dir({})),
         metadata=_env(
             "SKILLHOUSE_DATA_DIR",
             default="`$XDG_DATA_HOME/skillhouse` (`XDG_DATA_HOME` unset: `~/.local/share`)",
@@ -164,7 +164,7 @@ class Settings:
     """The API token of the CLI's commands that act for a tenant: ``publish`` (an admin one), and the tenant
     of ``mcp``, ``approvals``, ``credentials`` and ``keys`` when ``--tenant`` is not given."""
     release_cache: Path | None = field(
-        default_factory=lambda: default_release_cache({}),
+        default_factory=lambda: Path(default_release_cache({})),
         metadata=_env(
             "SKILLHOUSE_RELEASE_CACHE",
             "cli",

@@ -8,17 +8,17 @@ a malformed one is refused alike, with the same message, and the two cannot give
 
 Why a module apart from :mod:`skillhouse.settings`: the ``Settings`` dataclass (``dataclasses`` imports
 ``inspect``, ``typing``) is ~30 ms of a process's start-up, as much again as the bare interpreter, and
-``skillhouse tools`` on a kept listing has no other work of that size. This module imports the standard
-library's ``os``, ``re``, ``pathlib`` and ``base64`` only (``pathlib`` imports ``re`` anyway). The variables themselves are declared once, in the
-fields' metadata (``tests/test_settings.py`` holds what this module reads to what those fields name).
+``skillhouse tools`` on a kept listing has no other work of that size. This module imports ``os`` and
+``binascii`` only, and :func:`release_cache` none of ``pathlib``, ``re`` or ``base64`` (together a third
+of that process's start-up): it reads paths as text, which :func:`read_environment` makes ``Path`` values.
+The variables themselves are declared once, in the fields' metadata (``tests/test_settings.py`` holds
+what this module reads to what those fields name).
 """
 
 from __future__ import annotations
 
-import base64
+import binascii
 import os
-import re
-from pathlib import Path
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time this module exists to save.
 TYPE_CHECKING = False
@@ -27,28 +27,47 @@ if TYPE_CHECKING:
     from typing import Any
 
 # one per process, so every Settings built in this process signs and checks console sessions alike;
-# what secrets.token_urlsafe(32) returns, without importing secrets (hmac, random): start-up time every
-# command pays, as every command reads its settings
-PROCESS_CONSOLE_SECRET = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode("ascii")
+# what secrets.token_urlsafe(32) returns (base64.urlsafe_b64encode, spelled out), without importing
+# secrets or base64: start-up time every command pays, as every command reads its settings
+PROCESS_CONSOLE_SECRET = (
+    binascii.b2a_base64(os.urandom(32), newline=False).translate(bytes.maketrans(b"+/", b"-_")).rstrip(b"=")
+).decode("ascii")
+
+_PATHS = ("data_dir", "guest_cache", "upstream_ca", "release_cache")
+"""The fields whose values are paths: read as text, made ``Path`` values by :func:`read_environment`."""
 
 Names = dict[tuple[str, int], str]
 """Fixed name resolution: ``(host, port)`` to ``address`` or ``address:port``."""
 
 
-def default_data_dir(env: Mapping[str, str]) -> Path:
+def _home() -> str:
+    # Path.home(), as text
+    home = os.path.expanduser("~")
+    if home[:1] == "~":
+        raise RuntimeError("Could not determine home directory.")
+    return home
+
+
+def default_data_dir(env: Mapping[str, str]) -> str:
     """``$XDG_DATA_HOME/skillhouse`` (``~/.local/share`` when unset)."""
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "skillhouse"
+    return os.path.join(env.get("XDG_DATA_HOME") or os.path.join(_home(), ".local", "share"), "skillhouse")
 
 
-def default_release_cache(env: Mapping[str, str]) -> Path:
+def default_release_cache(env: Mapping[str, str]) -> str:
     """``$XDG_CACHE_HOME/skillhouse/releases`` (``~/.cache`` when unset)."""
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "skillhouse" / "releases"
+    return os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(_home(), ".cache"), "skillhouse", "releases"
+    )
 
 
 # a tenant id as registry/tokens.py checks it (settings import nothing of the registry)
-_TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_TENANT = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+
+def _is_tenant(text: str) -> bool:
+    import re  # here: start-up time; only a tenant's entry needs it (re caches the compiled pattern)
+
+    return re.match(_TENANT, text) is not None
 
 
 def _scoped(variable: str, item: str, name: str) -> tuple[str | None, str]:
@@ -56,7 +75,7 @@ def _scoped(variable: str, item: str, name: str) -> tuple[str | None, str]:
     tenant, slash, rest = name.partition("/")
     if not slash:
         return None, name
-    if not _TENANT.match(tenant) or not rest:
+    if not _is_tenant(tenant) or not rest:
         raise ValueError(
             f"{variable} entry {item!r}: {tenant!r} before '/' must be a tenant id "
             "(lowercase letters, digits, '-', '_') followed by the entry"
@@ -131,13 +150,30 @@ def parse_flag(env: Mapping[str, str], name: str) -> bool:
     raise ValueError(f"{name} must be 1, true or yes (or 0, false, no), not {text!r}")
 
 
-def _path(env: Mapping[str, str], name: str) -> Path | None:
-    return Path(env[name]) if env.get(name) else None
+def _path(env: Mapping[str, str], name: str) -> str | None:
+    return env[name] if env.get(name) else None
 
 
 def read_environment(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Every ``Settings`` field's value as ``env`` (default: this process's environment) sets it, by field
     name; ``ValueError`` naming the variable when one is malformed."""
+    from pathlib import Path  # here: start-up time (see the module's docstring)
+
+    values = _read(env)
+    for name in _PATHS:
+        values[name] = None if values[name] is None else Path(values[name])
+    return values
+
+
+def release_cache(env: Mapping[str, str] | None = None) -> str | None:
+    """``Settings.from_env(env).release_cache`` as text, without building the ``Settings``: the same reading,
+    every variable checked (``ValueError`` naming a malformed one), for the commands that need only this."""
+    cache: str | None = _read(env)["release_cache"]
+    return cache
+
+
+def _read(env: Mapping[str, str] | None) -> dict[str, Any]:
+    """What :func:`read_environment` gives, paths as text."""
     env = os.environ if env is None else env
     resolve, tenant_resolve = parse_scoped_resolve(env.get("SKILLHOUSE_RESOLVE", ""))
     private_hosts, tenant_private_hosts = parse_private_hosts(env.get("SKILLHOUSE_PRIVATE_HOSTS", ""))
@@ -177,16 +213,9 @@ def read_environment(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "deferred": parse_flag(env, "SKILLHOUSE_DEFERRED"),
         "token": env.get("SKILLHOUSE_TOKEN") or None,
         "release_cache": (None if release_cache == "off"
-                          else Path(release_cache) if release_cache else default_release_cache(env)),
+                          else release_cache if release_cache else default_release_cache(env)),
         "telemetry": telemetry,
         "trace_upstreams": parse_flag(env, "SKILLHOUSE_TRACE_UPSTREAMS"),
         "log_format": log_format,
         "shutdown_seconds": parse_seconds(env, "SKILLHOUSE_SHUTDOWN_SECONDS", 30.0),
     }  # fmt: skip
-
-
-def release_cache(env: Mapping[str, str] | None = None) -> Path | None:
-    """``Settings.from_env(env).release_cache`` without building the ``Settings``: the same reading, every
-    variable checked (``ValueError`` naming a malformed one), for the commands that need only this."""
-    cache: Path | None = read_environment(env)["release_cache"]
-    return cache

@@ -108,12 +108,30 @@ def test_plain_argv_is_read_as_click_reads_it() -> None:
                              "--allow-ref-root", "common"]) or (None, {})  # fmt: skip
     assert command is COMMANDS["import-openapi"]
     assert values == {
-        "spec": Path("s.yaml"), "out_dir": Path("o"), "name": None, "include": ["tag:a", "b"], "exclude": None,
-        "server": None, "report_file": None, "verbose": True, "allow_remote_refs": False, "allow_ref_root": [Path("common")],
+        "spec": "s.yaml", "out_dir": "o", "name": None, "include": ["tag:a", "b"], "exclude": None,
+        "server": None, "report_file": None, "verbose": True, "allow_remote_refs": False, "allow_ref_root": ["common"],
     }  # fmt: skip
     assert parse(["tools", "skill", "--provider", "openai"]) == (
         COMMANDS["tools"],
-        {"path": Path("skill"), "provider": "openai", "deferred": False, "shape": None},
+        {"path": "skill", "provider": "openai", "deferred": False, "shape": None},
+    )
+
+
+def test_import_openapi_gets_its_paths_as_typer_gives_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # parse keeps words as text (tools reads a kept listing without pathlib); import-openapi's body takes Paths
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(hot_commands, "import_openapi", lambda **values: seen.update(values))
+    command, values = parse(["import-openapi", "s.yaml", "--out", "o", "--report", "r.json",
+                             "--allow-ref-root", "a", "--allow-ref-root", "b"]) or (None, {})  # fmt: skip
+    assert command is not None
+    command.body(**values)
+    assert (
+        seen["spec"] == Path("s.yaml")
+        and seen["out_dir"] == Path("o")
+        and seen["report_file"] == Path("r.json")
+    )
+    assert (
+        seen["allow_ref_root"] == [Path("a"), Path("b")] and seen["include"] is None and seen["name"] is None
     )
 
 
@@ -258,9 +276,19 @@ def test_as_a_user_runs_them_no_typer_click_or_rich_is_imported_and_the_output_i
         assert ("typer" in loaded) == (through == "typer")
         if through == "fast":
             assert loaded & {"typer", "click", "rich", "typing_extensions"} == set()
-            # printing the kept listing builds no Settings: their dataclass, with the inspect and typing
-            # it imports, was half of that process's start-up (the wrapper itself imports json)
-            assert listing_modules & {"skillhouse.settings", "dataclasses", "inspect", "typing"} == set()
-            assert "skillhouse.settings_env" in listing_modules
+            # printing the kept listing builds no Settings and no Path: the dataclass (with the inspect and
+            # typing it imports) and pathlib (with re, fnmatch, urllib.parse) were two thirds of that process's
+            # start-up. The wrapper itself imports json, which imports re: re is checked in test_settings.py.
+            heavy = {
+                "skillhouse.settings",
+                "dataclasses",
+                "inspect",
+                "typing",
+                "pathlib",
+                "fnmatch",
+                "urllib.parse",
+            }
+            assert listing_modules & heavy == set()
+            assert {"skillhouse.settings_env", "skillhouse.release_cache"} <= listing_modules
     assert seen[0] == seen[1]
     assert seen[1][0] == 0 and json.loads(seen[1][3][1])[0]["name"].startswith("test-api_")

@@ -4,7 +4,7 @@ Every command that needs a setting (the release cache, the token, the database) 
 a malformed variable is said the same way by each: ``error: invalid-settings: <what and where>``.
 ``import-openapi`` and ``tools`` need the release cache only: :func:`release_cache_or_exit` reads it
 through :mod:`skillhouse.settings_env` (the same reading, every variable checked) without importing the
-``Settings`` dataclass, ~30 ms of each process's start-up.
+``Settings`` dataclass, ~30 ms of each process's start-up (nor ``pathlib``: the directory comes as text).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sys
 # Not `from typing import TYPE_CHECKING`: typing is start-up time the fast entry does without.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import NoReturn
 
     from skillhouse.settings import Settings
@@ -30,7 +29,7 @@ def settings_or_exit() -> Settings:
         _refuse(exc)
 
 
-def release_cache_or_exit() -> Path | None:
+def release_cache_or_exit() -> str | None:
     """``settings_or_exit().release_cache``, without building the settings; exits alike on a malformed variable."""
     from skillhouse.settings_env import release_cache
 

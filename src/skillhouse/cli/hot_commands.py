@@ -16,6 +16,7 @@ import sys
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `tools` on a cached listing never needs.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
     from pathlib import Path
 
     from skillhouse.compiler import CompiledSkill
@@ -78,8 +79,10 @@ def guest_eager_tools() -> list[ToolDefinition]:
     return list(EAGER_TOOLS)
 
 
-def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -> None:
-    """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them."""
+def tools(path: str | os.PathLike[str], provider: str | None, deferred: bool, shape: str | None) -> None:
+    """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them.
+
+    ``path`` is a ``Path`` from Typer, text from the fast entry: printing a kept listing needs no ``pathlib``."""
     # here: start-up time (see compiled_or_exit)
     from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.release_cache import cached_listing, remember_listing
@@ -91,9 +94,11 @@ def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -
     if kept is not None:
         print(kept)
         return
+    from pathlib import Path  # here: start-up time (see above)
+
     from skillhouse.cli.output import err  # here: start-up time (see compiled_or_exit)
 
-    document = release_document(path)
+    document = release_document(Path(path))
     definitions = neutral_definitions(document)
     if provider is None:
         if deferred or shape is not None:
@@ -170,7 +175,8 @@ def import_openapi(
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
     curation_refused = curation is not None and bool(curation.problems)
-    if result.compiled is not None and not curation_refused:  # `skillhouse tools` on the new skill then reads this instead of compiling
+    # `skillhouse tools` on the new skill then reads this instead of compiling
+    if result.compiled is not None and not curation_refused:
         # here: start-up time (see compiled_or_exit)
         from skillhouse.release_cache import remember_release
 
@@ -186,7 +192,11 @@ def import_openapi(
         import json  # here: start-up time (see listing_text)
 
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
-    state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
+    state = (
+        f"checked, {result.compiled.digest}"
+        if result.compiled is not None
+        else "NOT passing check: see skillhouse check"
+    )
     if curation_refused:
         state = "NOT passing check: curation.yaml has problems (above)"
     # plain print: rich (~20 ms of start-up) is for the live progress bar on a terminal only
