@@ -113,9 +113,9 @@ def run() -> str:
         f"Start-up measured in this run (CPU, medians of {HELP_REPEAT}): an interpreter importing runpy (as "
         f"`python -m` does) and the fast entry's modules, as `tools` must before printing the kept listing, "
         f"{second_ms:.0f} ms (of which a bare interpreter {floors['bare'] * 1000:.0f} ms; the `Settings` dataclass, "
-        f"with the `dataclasses`, `inspect` and `typing` it imports, would add {settings_ms:.0f} ms and Typer "
-        f"{typer_ms:.0f} ms: the fast entry imports neither, it reads the release cache through "
-        f"`skillhouse.settings_env`); the same modules on top of what the library imports, as `import-openapi` "
+        f"with the `dataclasses`, `inspect`, `typing` and `pathlib` it imports, would add {settings_ms:.0f} ms and "
+        f"Typer {typer_ms:.0f} ms: the fast entry imports neither, it reads the release cache through "
+        f"`skillhouse.settings_env` and the kept listing with `os` alone); the same modules on top of what the library imports, as `import-openapi` "
         f"pays, {first_ms:.0f} ms. So the CLI path costs at least about {fixed:.0f} ms more than the in-process path "
         "before any work; nothing is compiled or encoded twice (`tools` prints the tool listing `import-openapi` "
         "kept in the release cache).",
