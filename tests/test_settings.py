@@ -14,6 +14,7 @@ import re
 import string
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -231,6 +232,16 @@ def test_the_light_reading_of_the_release_cache_is_from_envs(env: dict[str, str]
     assert settings_env.read_environment(env) == {
         f.name: getattr(settings, f.name) for f in dataclasses.fields(Settings)
     } | {"database_url": env.get("SKILLHOUSE_DATABASE_URL", "")}  # from_env fills in the SQLite default
+
+
+def test_every_path_field_is_read_as_a_path() -> None:
+    # settings_env reads paths as text and names the fields it makes Path values: a path field it left out
+    # would hold text
+    hints = typing.get_type_hints(Settings)
+    paths = {f.name for f in dataclasses.fields(Settings) if "Path" in str(hints[f.name])}
+    env = {variable(f).name: f"/set/{f.name}" for f in dataclasses.fields(Settings) if f.name in paths}
+    settings = Settings.from_env(env)
+    assert paths and all(getattr(settings, name) == Path(f"/set/{name}") for name in paths)
 
 
 @pytest.mark.parametrize(
