@@ -1,21 +1,27 @@
 """Settings read every environment variable, each field names the variable that sets it, and
 docs/configuration.md is generated from the fields (``docs/hooks/configuration.py``).
 
-Nothing else in ``src`` reads the environment: a new ``os.environ`` or ``getenv`` outside
-``skillhouse/settings.py`` fails here unless it passes a child process's environment through and is
-named in :data:`PASSED_THROUGH` with the reason.
+The reading is ``skillhouse/settings_env.py``'s (``Settings.from_env`` builds from it; the CLI's hot
+commands take their one value from it without the dataclass), and nothing else in ``src`` reads the
+environment: a new ``os.environ`` or ``getenv`` outside it fails here unless it passes a child process's
+environment through and is named in :data:`PASSED_THROUGH` with the reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import string
+import subprocess
+import sys
+import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 from docs.hooks.configuration import SECTIONS, field_docs, render, render_page, rows, shown_default, variable
 
+from skillhouse import settings_env
 from skillhouse.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,11 +32,11 @@ ENV_READ = re.compile(r"\bos\.environ\b|\bgetenv\b|\benviron\s*\[|\bfrom\s+os\s+
 
 PASSED_THROUGH = {
     "demo.py": "the demo's server and CLI processes get the environment it was started with, and read it "
-               "through Settings themselves",
+    "through Settings themselves",
     "host/wasm_build.py": "componentize-py gets the environment it was started with, less the virtualenv's "
-                          "site-packages (not a setting of ours)",
+    "site-packages (not a setting of ours)",
     "cli/fast.py": "the fast entry leaves a shell completion request to Typer: it looks for Typer's own "
-                   "_<PROG>_COMPLETE variable (not a setting of ours), as Typer would",
+    "_<PROG>_COMPLETE variable (not a setting of ours), as Typer would",
 }
 """Files (under ``src/skillhouse``) that hand ``os.environ`` to a child process, or look for a library's
 own variable, once each, and why."""
@@ -56,8 +62,9 @@ class RecordingEnv(Mapping[str, str]):
 
 def env_reads(text: str) -> list[int]:
     """The line numbers of ``text`` that read the environment."""
-    return [number for number, line in enumerate(text.splitlines(), 1)
-            if ENV_READ.search(line.split("#", 1)[0])]
+    return [
+        number for number, line in enumerate(text.splitlines(), 1) if ENV_READ.search(line.split("#", 1)[0])
+    ]
 
 
 def variables() -> dict[str, set[str]]:
@@ -75,19 +82,23 @@ def test_the_environment_is_read_in_settings_and_nowhere_else_in_src() -> None:
     for source in sorted(SRC.rglob("*.py")):
         relative = source.relative_to(SRC).as_posix()
         lines = env_reads(source.read_text(encoding="utf-8"))
-        if lines and relative != "settings.py":
+        if lines and relative != "settings_env.py":
             found[relative] = lines
     assert {name: len(lines) for name, lines in found.items()} == dict.fromkeys(PASSED_THROUGH, 1), (
-        "read settings through skillhouse.settings.Settings, not the environment: " + repr(found))
+        "read settings through skillhouse.settings.Settings, not the environment: " + repr(found)
+    )
 
 
-@pytest.mark.parametrize("line", [
-    'token = os.environ.get("SKILLHOUSE_TOKEN", "")',
-    'token = os.getenv("SKILLHOUSE_TOKEN")',
-    "from os import environ",
-    "from os import path, environ as env",
-    'env = dict(os.environ)',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'token = os.environ.get("SKILLHOUSE_TOKEN", "")',
+        'token = os.getenv("SKILLHOUSE_TOKEN")',
+        "from os import environ",
+        "from os import path, environ as env",
+        "env = dict(os.environ)",
+    ],
+)
 def test_the_scan_catches_each_spelling_of_an_environment_read(line: str) -> None:
     assert env_reads(f"import os\n{line}\n") == [2]
 
@@ -137,14 +148,23 @@ def test_the_page_keeps_its_prose_and_fills_every_marker() -> None:
 @pytest.mark.parametrize("row", sorted(variables().items()), ids=lambda row: row[0])
 def test_each_variable_sets_the_fields_that_name_it(row: tuple[str, set[str]], tmp_path: Path) -> None:
     name, fields = row
-    samples = {"SKILLHOUSE_RESOLVE": "a.example:80=127.0.0.1,acme/b.example:80=127.0.0.2",
-               "SKILLHOUSE_PRIVATE_HOSTS": "a.example,acme/b.example", "SKILLHOUSE_DEFERRED": "yes",
-               "SKILLHOUSE_GUEST": "inprocess", "SKILLHOUSE_DATABASE_URL": "sqlite:///elsewhere.db",
-               "SKILLHOUSE_TELEMETRY": "otlp", "SKILLHOUSE_TRACE_UPSTREAMS": "yes", "SKILLHOUSE_LOG_FORMAT": "json"}
-    value = samples.get(name) or ("7" if name.endswith(("_SECONDS", "_CALLS", "_BYTES", "_TIMEOUT"))
-                                  else str(tmp_path / "x"))
+    samples = {
+        "SKILLHOUSE_RESOLVE": "a.example:80=127.0.0.1,acme/b.example:80=127.0.0.2",
+        "SKILLHOUSE_PRIVATE_HOSTS": "a.example,acme/b.example",
+        "SKILLHOUSE_DEFERRED": "yes",
+        "SKILLHOUSE_GUEST": "inprocess",
+        "SKILLHOUSE_DATABASE_URL": "sqlite:///elsewhere.db",
+        "SKILLHOUSE_TELEMETRY": "otlp",
+        "SKILLHOUSE_TRACE_UPSTREAMS": "yes",
+        "SKILLHOUSE_LOG_FORMAT": "json",
+    }
+    value = samples.get(name) or (
+        "7" if name.endswith(("_SECONDS", "_CALLS", "_BYTES", "_TIMEOUT")) else str(tmp_path / "x")
+    )
     before, after = Settings.from_env({}), Settings.from_env({name: value})
-    changed = {f.name for f in dataclasses.fields(Settings) if getattr(before, f.name) != getattr(after, f.name)}
+    changed = {
+        f.name for f in dataclasses.fields(Settings) if getattr(before, f.name) != getattr(after, f.name)
+    }
     if "data_dir" in fields:
         changed.discard("database_url")  # the default database lives in the data directory
     assert changed == fields
@@ -166,9 +186,110 @@ def test_a_malformed_flag_is_refused_naming_its_variable() -> None:
 
 
 def test_secrets_stay_out_of_the_settings_repr() -> None:
-    settings = Settings.from_env({"SKILLHOUSE_SECRET_KEY": "k" * 44, "OPENAI_API_KEY": "sk-secret",
-                                  "ANTHROPIC_API_KEY": "sk-ant-secret", "SKILLHOUSE_TOKEN": "skh_secret",
-                                  "SKILLHOUSE_CONSOLE_SECRET": "console-secret"})
+    settings = Settings.from_env(
+        {
+            "SKILLHOUSE_SECRET_KEY": "k" * 44,
+            "OPENAI_API_KEY": "sk-secret",
+            "ANTHROPIC_API_KEY": "sk-ant-secret",
+            "SKILLHOUSE_TOKEN": "skh_secret",
+            "SKILLHOUSE_CONSOLE_SECRET": "console-secret",
+        }
+    )
     shown = repr(settings)
-    assert not any(secret in shown for secret in ("k" * 44, "sk-secret", "sk-ant-secret", "skh_secret",
-                                                  "console-secret"))
+    assert not any(
+        secret in shown for secret in ("k" * 44, "sk-secret", "sk-ant-secret", "skh_secret", "console-secret")
+    )
+
+
+def test_the_reading_gives_a_value_for_each_field_and_nothing_else() -> None:
+    assert sorted(settings_env.read_environment({})) == sorted(f.name for f in dataclasses.fields(Settings))
+
+
+# One sample per variable that release_cache depends on, and one malformed value of every variable that
+# is checked: the light reading must agree with from_env on each, value or refusal.
+CACHE_SAMPLES = [
+    {}, {"SKILLHOUSE_RELEASE_CACHE": "off"}, {"SKILLHOUSE_RELEASE_CACHE": "/somewhere/releases"},
+    {"SKILLHOUSE_RELEASE_CACHE": ""}, {"XDG_CACHE_HOME": "/xdg/cache"},
+    {"XDG_CACHE_HOME": "/xdg/cache", "SKILLHOUSE_RELEASE_CACHE": "relative/dir"},
+    {"SKILLHOUSE_RELEASE_CACHE": "OFF"}, {"SKILLHOUSE_DATA_DIR": "/data", "SKILLHOUSE_TOKEN": "skh_x"},
+    {"XDG_CACHE_HOME": "/xdg//cache/"}, {"SKILLHOUSE_RELEASE_CACHE": "/a/./b//"},
+]  # fmt: skip
+MALFORMED = {
+    "SKILLHOUSE_RESOLVE": "no-port=1.2.3.4", "SKILLHOUSE_PRIVATE_HOSTS": "Not A Tenant/db.internal",
+    "SKILLHOUSE_TELEMETRY": "sometimes", "SKILLHOUSE_LOG_FORMAT": "xml", "SKILLHOUSE_DEFERRED": "maybe",
+    "SKILLHOUSE_TRACE_UPSTREAMS": "2", "SKILLHOUSE_UPSTREAM_MAX_BYTES": "-1",
+    "SKILLHOUSE_TENANT_UPSTREAM_CALLS": "many", **{name: "a day" for name in (
+        "SKILLHOUSE_KEY_LEASE_SECONDS", "SKILLHOUSE_KEY_WAIT_SECONDS", "SKILLHOUSE_KEY_TTL_SECONDS",
+        "SKILLHOUSE_APPROVAL_TTL_SECONDS", "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS",
+        "SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS", "SKILLHOUSE_MODEL_TIMEOUT", "SKILLHOUSE_SHUTDOWN_SECONDS")},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("env", CACHE_SAMPLES, ids=repr)
+def test_the_light_reading_of_the_release_cache_is_from_envs(env: dict[str, str]) -> None:
+    light, settings = settings_env.release_cache(env), Settings.from_env(env)
+    assert (None if light is None else Path(light)) == settings.release_cache  # the same directory, as text
+    assert settings_env.read_environment(env) == {
+        f.name: getattr(settings, f.name) for f in dataclasses.fields(Settings)
+    } | {"database_url": env.get("SKILLHOUSE_DATABASE_URL", "")}  # from_env fills in the SQLite default
+
+
+def test_every_path_field_is_read_as_a_path() -> None:
+    # settings_env reads paths as text and names the fields it makes Path values: a path field it left out
+    # would hold text
+    hints = typing.get_type_hints(Settings)
+    paths = {f.name for f in dataclasses.fields(Settings) if "Path" in str(hints[f.name])}
+    env = {variable(f).name: f"/set/{f.name}" for f in dataclasses.fields(Settings) if f.name in paths}
+    settings = Settings.from_env(env)
+    assert paths and all(getattr(settings, name) == Path(f"/set/{name}") for name in paths)
+
+
+@pytest.mark.parametrize(
+    "home", ["/home/someone", "/home/someone/", "//net/home", "/home//someone", "relative"]
+)
+def test_the_default_directories_are_those_path_home_gives(
+    home: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # read as text without pathlib; the same directories as Path.home() / ".cache" / ... names
+    monkeypatch.setenv("HOME", home)
+    assert Path(settings_env.default_release_cache({})) == Path.home() / ".cache" / "skillhouse" / "releases"
+    assert Path(settings_env.default_data_dir({})) == Path.home() / ".local" / "share" / "skillhouse"
+    assert Settings().release_cache == Path.home() / ".cache" / "skillhouse" / "releases"
+
+
+def test_every_checked_variable_has_a_malformed_sample() -> None:
+    # a variable that can be malformed is one whose field is not a plain string or a path
+    checked = {
+        name
+        for name, fields in variables().items()
+        if any(not isinstance(getattr(Settings(), field), (str, Path, type(None))) for field in fields)
+    }
+    assert checked | {"SKILLHOUSE_TELEMETRY", "SKILLHOUSE_LOG_FORMAT"} == set(MALFORMED)
+
+
+@pytest.mark.parametrize(("name", "value"), sorted(MALFORMED.items()))
+def test_the_light_reading_refuses_what_from_env_refuses_in_the_same_words(name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name) as from_env:
+        Settings.from_env({name: value})
+    with pytest.raises(ValueError) as light:
+        settings_env.release_cache({name: value})
+    assert str(light.value) == str(from_env.value)
+
+
+def test_the_light_reading_imports_neither_the_dataclass_machinery_nor_pathlib() -> None:
+    # the reason it is a module apart: `skillhouse tools` reads the release cache without ~45 ms of imports
+    code = ("import sys, skillhouse.settings_env as s; s.release_cache()\n"
+            "print(' '.join(sorted(sys.modules)))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    assert "skillhouse.settings_env" in loaded
+    assert (
+        loaded & {"skillhouse.settings", "dataclasses", "inspect", "typing", "pathlib", "re", "base64"}
+        == set()
+    )
+
+
+def test_the_process_console_secret_is_what_secrets_token_urlsafe_makes() -> None:
+    secret = settings_env.PROCESS_CONSOLE_SECRET
+    assert len(secret) == 43 and set(secret) <= set(string.ascii_letters + string.digits + "-_")
+    assert Settings().console_secret == Settings.from_env({}).console_secret == secret

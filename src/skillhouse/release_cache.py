@@ -13,6 +13,10 @@ It is keyed exactly as the release, so it is as current as the release is. Entri
 (the CLI's is :attr:`Settings.release_cache <skillhouse.settings.Settings.release_cache>`,
 ``SKILLHOUSE_RELEASE_CACHE``); ``None`` is no cache. A damaged or unreadable entry counts as a miss:
 the caller compiles, as without a cache.
+
+Directories and packages are given as ``str`` or ``Path``. :func:`package_key` and :func:`cached_listing`,
+all that ``tools`` on a kept listing runs, work on ``os`` alone: ``pathlib`` (with ``re``, ``fnmatch`` and
+``urllib.parse``) is a quarter of that process's start-up.
 """
 
 from __future__ import annotations
@@ -20,16 +24,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from pathlib import Path
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `skillhouse tools` on a cached listing never needs.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from skillhouse.json_types import ReleaseDocument
+
+    StrPath = str | os.PathLike[str]
 
 KEEP = 32
 """Entries kept; the oldest go when a write passes this (a large spec's release is a few MB)."""
 _SOURCES = ("compiler", "skill")
+_ALSO_READ = ("types.json", "curation.yaml", "curation.applied.json")
 _LISTING = ".tools.json"
 """The suffix of an entry's neutral tool listing, beside its ``KEY.json`` release."""
 
@@ -51,22 +59,30 @@ def _compiler_fingerprint() -> bytes:
     return digest.digest()
 
 
-def package_key(path: Path, version: str | None = None) -> str | None:
+def package_key(path: StrPath, version: str | None = None) -> str | None:
     """The key of the package in directory ``path`` (None when it cannot be read)."""
     try:
-        root = path.resolve()
+        root = os.path.realpath(
+            path
+        )  # as Path.resolve() (not strict): the directory's own name, links followed
         digest = hashlib.sha256(_compiler_fingerprint())
-        digest.update(f"{root.name}\0{version or ''}\0".encode())
-        for entry in sorted(root.iterdir()):
+        digest.update(f"{os.path.basename(root)}\0{version or ''}\0".encode())
+        with os.scandir(root) as found:
+            entries = sorted((entry.name, entry.is_file()) for entry in found)
+        for name, is_file in entries:
             # the files read_package_dir reads: top-level .md files, types.json and the curation overlay
-            if entry.is_file() and (entry.suffix == ".md" or entry.name in ("types.json", "curation.yaml", "curation.applied.json")):
-                digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
+            # (".md": as Path.suffix reads it, which a name that is only ".md" has not)
+            if is_file and ((name.endswith(".md") and name != ".md") or name in _ALSO_READ):
+                with open(os.path.join(root, name), "rb") as file:
+                    digest.update(name.encode() + b"\0" + file.read() + b"\0")
     except OSError:
         return None
     return digest.hexdigest()
 
 
-def cached_release(directory: Path | None, path: Path, version: str | None = None) -> ReleaseDocument | None:
+def cached_release(
+    directory: StrPath | None, path: StrPath, version: str | None = None
+) -> ReleaseDocument | None:
     """The release compiled earlier from exactly this package, or None; ``directory`` is the cache's."""
     key = package_key(path, version)
     if directory is None or key is None:
@@ -74,25 +90,31 @@ def cached_release(directory: Path | None, path: Path, version: str | None = Non
     import json  # here: start-up time; `tools` printing a kept listing decodes no JSON
 
     try:
-        document = json.loads((directory / f"{key}.json").read_bytes())
+        with open(os.path.join(directory, f"{key}.json"), "rb") as file:
+            document = json.loads(file.read())
     except (OSError, ValueError, RecursionError):
         return None
     return document if isinstance(document, dict) and "operations" in document else None
 
 
-def cached_listing(directory: Path | None, path: Path) -> str | None:
+def cached_listing(directory: StrPath | None, path: StrPath) -> str | None:
     """The neutral tool listing kept for exactly this package (the text ``tools`` prints), or None."""
     key = package_key(path)
     if directory is None or key is None:
         return None
     try:
-        return (directory / f"{key}{_LISTING}").read_bytes().decode("utf-8")  # bytes: no newline translation
+        with open(os.path.join(directory, f"{key}{_LISTING}"), "rb") as file:
+            return file.read().decode("utf-8")  # bytes: no newline translation
     except (OSError, ValueError):  # ValueError: not UTF-8, so not one this module wrote
         return None
 
 
 def remember_release(
-    directory: Path | None, path: Path, document: ReleaseDocument, version: str | None = None, listing: str | None = None
+    directory: StrPath | None,
+    path: StrPath,
+    document: ReleaseDocument,
+    version: str | None = None,
+    listing: str | None = None,
 ) -> None:
     """Keep ``document`` (a release) for the package in ``path`` in ``directory``, and its neutral tool
     ``listing`` when given; a cache that cannot be written is skipped.
@@ -104,24 +126,28 @@ def remember_release(
     if directory is None or key is None:
         return
     import json  # here: start-up time (see cached_release)
+    from pathlib import Path  # here: start-up time (see the module's docstring)
 
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        _write(directory, f"{key}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        _write(folder, f"{key}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")))
         if listing is not None and version is None:
-            _write(directory, f"{key}{_LISTING}", listing)
-        _prune(directory)
+            _write(folder, f"{key}{_LISTING}", listing)
+        _prune(folder)
     except (OSError, UnicodeError):  # UnicodeError: a lone surrogate from the spec has no UTF-8; not kept
         return
 
 
-def remember_listing(directory: Path | None, path: Path, listing: str) -> None:
+def remember_listing(directory: StrPath | None, path: StrPath, listing: str) -> None:
     """Keep the neutral tool ``listing`` of the package in ``path``, once its release is kept."""
+    from pathlib import Path  # here: start-up time (see the module's docstring)
+
     key = package_key(path)
-    if directory is None or key is None or not (directory / f"{key}.json").is_file():
+    if directory is None or key is None or not Path(directory, f"{key}.json").is_file():
         return
     try:
-        _write(directory, f"{key}{_LISTING}", listing)
+        _write(Path(directory), f"{key}{_LISTING}", listing)
     except (OSError, UnicodeError):
         return
 

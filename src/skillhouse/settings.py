@@ -1,11 +1,13 @@
-"""Settings: every environment variable skillhouse reads, read here and nowhere else.
+"""Settings: every environment variable skillhouse reads, declared here and nowhere else.
 
 :meth:`Settings.from_env` reads the environment once; every other module takes its values from a
 :class:`Settings` it is handed. Each field names the variable that sets it in its metadata (a
 :class:`Variable`), and ``docs/configuration.md`` is generated from the fields: variable, type, default
-and the field's docstring (``docs/hooks/configuration.py``). ``tests/test_settings.py`` holds the
-variables ``from_env`` reads and the fields' metadata to each other, and fails on an environment read
-anywhere else in ``src``.
+and the field's docstring (``docs/hooks/configuration.py``). The reading itself, each variable parsed and
+checked into its field's value, is :mod:`skillhouse.settings_env`'s, so that the commands that need one
+value (``tools`` and ``import-openapi``: the release cache) read it without the ~30 ms of start-up this
+dataclass costs. ``tests/test_settings.py`` holds the variables read and the fields' metadata to each
+other, the light reading to ``from_env``, and fails on an environment read anywhere else in ``src``.
 
 A ``Settings`` built in code (tests, benchmarks) holds the defaults below and reads nothing from the
 environment: what it needs, it is given.
@@ -21,114 +23,19 @@ a tenant (which address would win is not something to guess).
 
 from __future__ import annotations
 
-import base64
-import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-# one per process, so every Settings built in this process signs and checks console sessions alike;
-# what secrets.token_urlsafe(32) returns, without importing secrets (hmac, random): start-up time every
-# command pays, as every command reads its settings
-_PROCESS_CONSOLE_SECRET = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode("ascii")
-
-
-def _default_data_dir(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "skillhouse"
-
-
-def _default_release_cache(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "skillhouse" / "releases"
-
-
-# a tenant id as registry/tokens.py checks it (settings import nothing of the registry)
-_TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-Names = dict[tuple[str, int], str]
-"""Fixed name resolution: ``(host, port)`` to ``address`` or ``address:port``."""
-
-
-def _scoped(variable: str, item: str, name: str) -> tuple[str | None, str]:
-    """Split ``tenant/rest`` into ``(tenant, rest)``; ``(None, name)`` for an entry without a tenant."""
-    tenant, slash, rest = name.partition("/")
-    if not slash:
-        return None, name
-    if not _TENANT.match(tenant) or not rest:
-        raise ValueError(f"{variable} entry {item!r}: {tenant!r} before '/' must be a tenant id "
-                         "(lowercase letters, digits, '-', '_') followed by the entry")
-    return tenant, rest
-
-
-def parse_scoped_resolve(spec: str) -> tuple[Names, dict[str, Names]]:
-    """``"hollowbrook.local:8084=127.0.0.1,acme/db.internal:5000=10.0.0.5"`` to the mappings for every
-    tenant and those of each tenant: ``({(host, port): address}, {tenant: {(host, port): address}})``."""
-    everyone: Names = {}
-    tenants: dict[str, Names] = {}
-    for item in filter(None, (part.strip() for part in spec.split(","))):
-        name, sep, address = item.partition("=")
-        tenant, name = _scoped("SKILLHOUSE_RESOLVE", item, name)
-        host, colon, port = name.rpartition(":")
-        if not sep or not colon or not port.isdigit() or not host or not address:
-            raise ValueError(f"SKILLHOUSE_RESOLVE entry {item!r} must look like [tenant/]host:port=address")
-        table = everyone if tenant is None else tenants.setdefault(tenant, {})
-        table[(host.lower(), int(port))] = address
-    for tenant, table in tenants.items():
-        both = sorted(f"{host}:{port}" for host, port in table.keys() & everyone.keys())
-        if both:
-            raise ValueError(f"SKILLHOUSE_RESOLVE maps {', '.join(both)} both for every tenant and for {tenant!r}; "
-                             "keep one of the two entries")
-    return everyone, tenants
-
-
-def parse_private_hosts(spec: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
-    """``"db.internal,acme/vault.internal:8200"`` to the hosts open to every tenant and those of each."""
-    everyone: set[str] = set()
-    tenants: dict[str, set[str]] = {}
-    for item in filter(None, (part.strip().lower() for part in spec.split(","))):
-        tenant, host = _scoped("SKILLHOUSE_PRIVATE_HOSTS", item, item)
-        (everyone if tenant is None else tenants.setdefault(tenant, set())).add(host)
-    return frozenset(everyone), {tenant: frozenset(hosts) for tenant, hosts in tenants.items()}
-
-
-def parse_seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """A positive number of seconds from ``env[name]``, or ``default`` when unset."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
-    return value
-
-
-def parse_count(env: Mapping[str, str], name: str, default: int) -> int:
-    """A positive whole number from ``env[name]``, or ``default`` when unset."""
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{name} must be a positive whole number, not {text!r}")
-    return int(text)
-
-
-def parse_flag(env: Mapping[str, str], name: str) -> bool:
-    """``1``/``true``/``yes`` or ``0``/``false``/``no`` (any case) from ``env[name]``; unset is false."""
-    text = env.get(name, "").strip().lower()
-    if text in ("1", "true", "yes"):
-        return True
-    if text in ("", "0", "false", "no"):
-        return False
-    raise ValueError(f"{name} must be 1, true or yes (or 0, false, no), not {text!r}")
-
-
-def _path(env: Mapping[str, str], name: str) -> Path | None:
-    return Path(env[name]) if env.get(name) else None
+# Names: field annotations name it, and the configuration page resolves them (typing.get_type_hints) here
+from skillhouse.settings_env import (
+    PROCESS_CONSOLE_SECRET,
+    Names,
+    default_data_dir,
+    default_release_cache,
+    read_environment,
+)
 
 
 def sqlite_url(data_dir: Path) -> str:
@@ -159,7 +66,9 @@ class Variable:
     """Other variables that default is computed from (``XDG_DATA_HOME``)."""
 
 
-def _env(name: str, section: Section = "serve", default: str = "", also: tuple[str, ...] = ()) -> dict[str, Variable]:
+def _env(
+    name: str, section: Section = "serve", default: str = "", also: tuple[str, ...] = ()
+) -> dict[str, Variable]:
     """A field's metadata: the variable ``from_env`` sets it from."""
     return {VARIABLE: Variable(name, section, default, also)}
 
@@ -169,9 +78,14 @@ class Settings:
     """Everything configurable, read once; each field names its variable in its metadata
     (:data:`VARIABLE`), and ``docs/configuration.md`` lists them from there."""
 
-    data_dir: Path = field(default_factory=lambda: _default_data_dir({}), metadata=_env(
-        "SKILLHOUSE_DATA_DIR", default="`$XDG_DATA_HOME/skillhouse` (`XDG_DATA_HOME` unset: `~/.local/share`)",
-        also=("XDG_DATA_HOME",)))
+    data_dir: Path = field(
+        default_factory=lambda: Path(default_data_dir({})),
+        metadata=_env(
+            "SKILLHOUSE_DATA_DIR",
+            default="`$XDG_DATA_HOME/skillhouse` (`XDG_DATA_HOME` unset: `~/.local/share`)",
+            also=("XDG_DATA_HOME",),
+        ),
+    )
     """Where the SQLite database and (unless ``guest_cache``) the built guest live."""
     database_url: str = field(default="", metadata=_env("SKILLHOUSE_DATABASE_URL"))
     """SQLAlchemy URL of the store: ``sqlite:///PATH``, or ``postgresql://`` / ``postgres://USER@HOST/DB``;
@@ -187,8 +101,11 @@ class Settings:
     secret_key: str | None = field(default=None, repr=False, metadata=_env("SKILLHOUSE_SECRET_KEY"))
     """Key that encrypts stored credentials (a Fernet key: urlsafe base64 of 32 bytes); ``None``: credentials
     are disabled, and storing or injecting one answers ``503 secret-key-missing``."""
-    console_secret: str = field(default_factory=lambda: _PROCESS_CONSOLE_SECRET, repr=False, metadata=_env(
-        "SKILLHOUSE_CONSOLE_SECRET", default="a random key per process"))
+    console_secret: str = field(
+        default_factory=lambda: PROCESS_CONSOLE_SECRET,
+        repr=False,
+        metadata=_env("SKILLHOUSE_CONSOLE_SECRET", default="a random key per process"),
+    )
     """Signs console session cookies; a per-process random key means sessions end at restart."""
     private_hosts: frozenset[str] = field(default=frozenset(), metadata=_env("SKILLHOUSE_PRIVATE_HOSTS"))
     """Hosts (``host`` or ``host:port``) the gateway may reach although they resolve to private addresses:
@@ -196,8 +113,9 @@ class Settings:
     tenant_resolve: dict[str, Names] = field(default_factory=dict, metadata=_env("SKILLHOUSE_RESOLVE"))
     """Fixed name resolution for one tenant's requests only: the entries ``tenant/host:port=address``, on
     top of ``resolve``."""
-    tenant_private_hosts: dict[str, frozenset[str]] = field(default_factory=dict,
-                                                            metadata=_env("SKILLHOUSE_PRIVATE_HOSTS"))
+    tenant_private_hosts: dict[str, frozenset[str]] = field(
+        default_factory=dict, metadata=_env("SKILLHOUSE_PRIVATE_HOSTS")
+    )
     """Hosts open to private addresses for one tenant's requests only: the entries ``tenant/host[:port]``,
     on top of ``private_hosts``."""
     key_lease_seconds: float = field(default=45.0, metadata=_env("SKILLHOUSE_KEY_LEASE_SECONDS"))
@@ -212,7 +130,9 @@ class Settings:
     """CA certificates (a PEM file) upstream TLS is verified against instead of the default bundle."""
     upstream_max_bytes: int = field(default=8 * 1024 * 1024, metadata=_env("SKILLHOUSE_UPSTREAM_MAX_BYTES"))
     """The largest upstream answer handed on; a larger one is withheld and reading stops at this size."""
-    upstream_deadline_seconds: float = field(default=40.0, metadata=_env("SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS"))
+    upstream_deadline_seconds: float = field(
+        default=40.0, metadata=_env("SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS")
+    )
     """One upstream call's whole time (connect, send, every read), however the upstream trickles; keep it
     below ``key_lease_seconds`` so a call ends before a duplicate may judge its key abandoned."""
     tenant_upstream_calls: int = field(default=16, metadata=_env("SKILLHOUSE_TENANT_UPSTREAM_CALLS"))
@@ -233,7 +153,9 @@ class Settings:
     """The key sent with ``openai:MODEL`` to ``openai_base_url``; local servers need none."""
     anthropic_base_url: str = field(default="", metadata=_env("ANTHROPIC_BASE_URL", "model"))
     """Where the Messages API is (a proxy); empty: Anthropic's, ``https://api.anthropic.com``."""
-    anthropic_api_key: str | None = field(default=None, repr=False, metadata=_env("ANTHROPIC_API_KEY", "model"))
+    anthropic_api_key: str | None = field(
+        default=None, repr=False, metadata=_env("ANTHROPIC_API_KEY", "model")
+    )
     """The key sent with ``anthropic:MODEL``; needed unless ``anthropic_base_url`` names a proxy."""
     deferred: bool = field(default=False, metadata=_env("SKILLHOUSE_DEFERRED", "model"))
     """With ``anthropic:MODEL``, offer the operations no call has loaded as deferred tools (the provider's
@@ -241,10 +163,15 @@ class Settings:
     token: str | None = field(default=None, repr=False, metadata=_env("SKILLHOUSE_TOKEN", "cli"))
     """The API token of the CLI's commands that act for a tenant: ``publish`` (an admin one), and the tenant
     of ``mcp``, ``approvals``, ``credentials`` and ``keys`` when ``--tenant`` is not given."""
-    release_cache: Path | None = field(default_factory=lambda: _default_release_cache({}), metadata=_env(
-        "SKILLHOUSE_RELEASE_CACHE", "cli",
-        default="`$XDG_CACHE_HOME/skillhouse/releases` (`XDG_CACHE_HOME` unset: `~/.cache`)",
-        also=("XDG_CACHE_HOME",)))
+    release_cache: Path | None = field(
+        default_factory=lambda: Path(default_release_cache({})),
+        metadata=_env(
+            "SKILLHOUSE_RELEASE_CACHE",
+            "cli",
+            default="`$XDG_CACHE_HOME/skillhouse/releases` (`XDG_CACHE_HOME` unset: `~/.cache`)",
+            also=("XDG_CACHE_HOME",),
+        ),
+    )
     """Where ``import-openapi`` and ``tools`` keep compiled releases and their tool listings, so ``tools`` on an
     imported package compiles and encodes nothing; ``None`` (the variable set to ``off``): no cache."""
     telemetry: str = field(default="off", metadata=_env("SKILLHOUSE_TELEMETRY"))
@@ -269,50 +196,5 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """The settings ``env`` (default: this process's environment) names; ``ValueError`` naming the
-        variable when one is malformed."""
-        env = os.environ if env is None else env
-        data_dir = _path(env, "SKILLHOUSE_DATA_DIR") or _default_data_dir(env)
-        resolve, tenant_resolve = parse_scoped_resolve(env.get("SKILLHOUSE_RESOLVE", ""))
-        private_hosts, tenant_private_hosts = parse_private_hosts(env.get("SKILLHOUSE_PRIVATE_HOSTS", ""))
-        release_cache = env.get("SKILLHOUSE_RELEASE_CACHE", "")
-        telemetry = env.get("SKILLHOUSE_TELEMETRY", "").strip().lower() or "off"
-        if telemetry not in ("off", "otlp"):
-            raise ValueError(f"SKILLHOUSE_TELEMETRY must be otlp or off, not {telemetry!r}")
-        log_format = env.get("SKILLHOUSE_LOG_FORMAT", "").strip().lower() or "text"
-        if log_format not in ("text", "json"):
-            raise ValueError(f"SKILLHOUSE_LOG_FORMAT must be text or json, not {log_format!r}")
-        return cls(
-            data_dir=data_dir,
-            database_url=env.get("SKILLHOUSE_DATABASE_URL", ""),
-            guest=env.get("SKILLHOUSE_GUEST", "wasm"),
-            guest_cache=_path(env, "SKILLHOUSE_GUEST_CACHE"),
-            resolve=resolve,
-            tenant_resolve=tenant_resolve,
-            secret_key=env.get("SKILLHOUSE_SECRET_KEY") or None,
-            console_secret=env.get("SKILLHOUSE_CONSOLE_SECRET") or _PROCESS_CONSOLE_SECRET,
-            private_hosts=private_hosts,
-            tenant_private_hosts=tenant_private_hosts,
-            key_lease_seconds=parse_seconds(env, "SKILLHOUSE_KEY_LEASE_SECONDS", 45.0),
-            key_wait_seconds=parse_seconds(env, "SKILLHOUSE_KEY_WAIT_SECONDS", 10.0),
-            key_ttl_seconds=parse_seconds(env, "SKILLHOUSE_KEY_TTL_SECONDS", 24 * 3600.0),
-            approval_ttl_seconds=parse_seconds(env, "SKILLHOUSE_APPROVAL_TTL_SECONDS", 24 * 3600.0),
-            upstream_ca=_path(env, "SKILLHOUSE_UPSTREAM_CA"),
-            upstream_max_bytes=parse_count(env, "SKILLHOUSE_UPSTREAM_MAX_BYTES", 8 * 1024 * 1024),
-            upstream_deadline_seconds=parse_seconds(env, "SKILLHOUSE_UPSTREAM_DEADLINE_SECONDS", 40.0),
-            tenant_upstream_calls=parse_count(env, "SKILLHOUSE_TENANT_UPSTREAM_CALLS", 16),
-            tenant_slot_wait_seconds=parse_seconds(env, "SKILLHOUSE_TENANT_SLOT_WAIT_SECONDS", 2.0),
-            model=env.get("SKILLHOUSE_MODEL", "").strip(),
-            model_timeout_seconds=parse_seconds(env, "SKILLHOUSE_MODEL_TIMEOUT", 120.0),
-            openai_base_url=env.get("OPENAI_BASE_URL", ""),
-            openai_api_key=env.get("OPENAI_API_KEY") or None,
-            anthropic_base_url=env.get("ANTHROPIC_BASE_URL", ""),
-            anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
-            deferred=parse_flag(env, "SKILLHOUSE_DEFERRED"),
-            token=env.get("SKILLHOUSE_TOKEN") or None,
-            release_cache=(None if release_cache == "off"
-                           else Path(release_cache) if release_cache else _default_release_cache(env)),
-            telemetry=telemetry,
-            trace_upstreams=parse_flag(env, "SKILLHOUSE_TRACE_UPSTREAMS"),
-            log_format=log_format,
-            shutdown_seconds=parse_seconds(env, "SKILLHOUSE_SHUTDOWN_SECONDS", 30.0),
-        )
+        variable when one is malformed. The reading is :func:`skillhouse.settings_env.read_environment`'s."""
+        return cls(**read_environment(env))

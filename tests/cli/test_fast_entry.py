@@ -49,7 +49,9 @@ def through_fast_entry(args: list[str], capsys: pytest.CaptureFixture[str]) -> O
     return int(ended.value.code or 0), out, err
 
 
-def through_main(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Outcome:
+def through_main(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Outcome:
     monkeypatch.setattr(sys, "argv", ["skillhouse", *args])
     capsys.readouterr()
     with pytest.raises(SystemExit) as ended:
@@ -59,7 +61,11 @@ def through_main(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatc
 
 
 def files_under(directory: Path) -> dict[str, bytes]:
-    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def small_spec(tmp_path: Path) -> Path:
@@ -89,7 +95,9 @@ def test_the_fast_entry_takes_exactly_the_typer_commands_parameters() -> None:
         fast_side = {(p.name, p.option, p.kind, p.path, p.required) for p in command.params}
         assert fast_side == typer_side, name
     # the bodies take the parameters by the same names
-    assert list(inspect.signature(hot_commands.tools).parameters) == [p.name for p in COMMANDS["tools"].params]
+    assert list(inspect.signature(hot_commands.tools).parameters) == [
+        p.name for p in COMMANDS["tools"].params
+    ]
     assert list(inspect.signature(hot_commands.import_openapi).parameters) == [
         p.name for p in COMMANDS["import-openapi"].params
     ]
@@ -100,11 +108,30 @@ def test_plain_argv_is_read_as_click_reads_it() -> None:
                              "--allow-ref-root", "common"]) or (None, {})  # fmt: skip
     assert command is COMMANDS["import-openapi"]
     assert values == {
-        "spec": Path("s.yaml"), "out_dir": Path("o"), "name": None, "include": ["tag:a", "b"], "exclude": None,
-        "server": None, "report_file": None, "verbose": True, "allow_remote_refs": False, "allow_ref_root": [Path("common")],
+        "spec": "s.yaml", "out_dir": "o", "name": None, "include": ["tag:a", "b"], "exclude": None,
+        "server": None, "report_file": None, "verbose": True, "allow_remote_refs": False, "allow_ref_root": ["common"],
     }  # fmt: skip
     assert parse(["tools", "skill", "--provider", "openai"]) == (
-        COMMANDS["tools"], {"path": Path("skill"), "provider": "openai", "deferred": False, "shape": None}
+        COMMANDS["tools"],
+        {"path": "skill", "provider": "openai", "deferred": False, "shape": None},
+    )
+
+
+def test_import_openapi_gets_its_paths_as_typer_gives_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # parse keeps words as text (tools reads a kept listing without pathlib); import-openapi's body takes Paths
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(hot_commands, "import_openapi", lambda **values: seen.update(values))
+    command, values = parse(["import-openapi", "s.yaml", "--out", "o", "--report", "r.json",
+                             "--allow-ref-root", "a", "--allow-ref-root", "b"]) or (None, {})  # fmt: skip
+    assert command is not None
+    command.body(**values)
+    assert (
+        seen["spec"] == Path("s.yaml")
+        and seen["out_dir"] == Path("o")
+        and seen["report_file"] == Path("r.json")
+    )
+    assert (
+        seen["allow_ref_root"] == [Path("a"), Path("b")] and seen["include"] is None and seen["name"] is None
     )
 
 
@@ -166,7 +193,14 @@ def test_refusals_say_the_same_and_exit_alike(
         ["import-openapi", str(tmp_path / "missing.json"), "--out", str(tmp_path / "o")],  # no such spec
         ["import-openapi", str(tmp_path / "a-file"), "--out", str(tmp_path / "o")],  # not a spec
         ["import-openapi", str(spec), "--out", str(tmp_path / "a-file")],  # --out is a file
-        ["import-openapi", str(spec), "--out", str(tmp_path / "o"), "--allow-ref-root", str(tmp_path / "a-file")],
+        [
+            "import-openapi",
+            str(spec),
+            "--out",
+            str(tmp_path / "o"),
+            "--allow-ref-root",
+            str(tmp_path / "a-file"),
+        ],
         ["tools", str(tmp_path / "not-a-skill")],  # nothing to compile
         ["tools", str(tmp_path / "missing")],
         ["tools", str(skill), "--deferred"],  # --deferred without --provider
@@ -215,8 +249,14 @@ else:
 def in_a_fresh_process(args: list[str], through: str, tmp_path: Path) -> tuple[Outcome, set[str]]:
     record = tmp_path / "modules.json"
     env = {**os.environ, "MODULES_OUT": str(record), "THROUGH": through}
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], env=env, capture_output=True, text=True, timeout=120)
-    return (done.returncode, done.stdout, done.stderr), {name.split(".")[0] for name in json.loads(record.read_text())}
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    return (done.returncode, done.stdout, done.stderr), set(json.loads(record.read_text()))
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
 
 
 def test_as_a_user_runs_them_no_typer_click_or_rich_is_imported_and_the_output_is_typers(
@@ -227,12 +267,28 @@ def test_as_a_user_runs_them_no_typer_click_or_rich_is_imported_and_the_output_i
     seen = []
     for through in ("typer", "fast"):
         out = tmp_path / through
-        imported, modules = in_a_fresh_process(["import-openapi", str(spec), "--out", str(out)], through, tmp_path)
+        imported, modules = in_a_fresh_process(
+            ["import-openapi", str(spec), "--out", str(out)], through, tmp_path
+        )
         listed, listing_modules = in_a_fresh_process(["tools", str(out / "test-api")], through, tmp_path)
         seen.append((imported[0], imported[1], imported[2].replace(str(out), "OUT"), listed))
-        loaded = modules | listing_modules
+        loaded = top_level(modules | listing_modules)
         assert ("typer" in loaded) == (through == "typer")
         if through == "fast":
             assert loaded & {"typer", "click", "rich", "typing_extensions"} == set()
+            # printing the kept listing builds no Settings and no Path: the dataclass (with the inspect and
+            # typing it imports) and pathlib (with re, fnmatch, urllib.parse) were two thirds of that process's
+            # start-up. The wrapper itself imports json, which imports re: re is checked in test_settings.py.
+            heavy = {
+                "skillhouse.settings",
+                "dataclasses",
+                "inspect",
+                "typing",
+                "pathlib",
+                "fnmatch",
+                "urllib.parse",
+            }
+            assert listing_modules & heavy == set()
+            assert {"skillhouse.settings_env", "skillhouse.release_cache"} <= listing_modules
     assert seen[0] == seen[1]
     assert seen[1][0] == 0 and json.loads(seen[1][3][1])[0]["name"].startswith("test-api_")

@@ -34,7 +34,9 @@ class Param:
 
     __slots__ = ("kind", "name", "option", "path", "required")
 
-    def __init__(self, name: str, option: str | None, kind: Kind, path: bool = False, required: bool = False) -> None:
+    def __init__(
+        self, name: str, option: str | None, kind: Kind, path: bool = False, required: bool = False
+    ) -> None:
         self.name = name
         self.option = option
         self.kind = kind
@@ -56,13 +58,13 @@ class Command:
 def _tools(**values: Any) -> None:
     from skillhouse.cli.hot_commands import tools
 
-    tools(**values)
+    tools(**values)  # the path as text: printing a kept listing needs no pathlib (a quarter of the start-up)
 
 
 def _import_openapi(**values: Any) -> None:
     from skillhouse.cli.hot_commands import import_openapi
 
-    import_openapi(**values)
+    import_openapi(**_as_paths(COMMANDS["import-openapi"], values))
 
 
 COMMANDS: dict[str, Command] = {
@@ -89,7 +91,10 @@ COMMANDS: dict[str, Command] = {
 
 
 def parse(args: Sequence[str]) -> tuple[Command, dict[str, Any]] | None:
-    """The command and its keyword values when ``args`` is a plain use of a fast command, else None."""
+    """The command and its keyword values when ``args`` is a plain use of a fast command, else None.
+
+    Values are text, paths too: each command's body wrapper makes them what its body takes (``Path``
+    values, as Typer gives them, for ``import-openapi``)."""
     if not args or args[0] not in COMMANDS or _completion_requested():
         return None
     command = COMMANDS[args[0]]
@@ -136,9 +141,20 @@ def parse(args: Sequence[str]) -> tuple[Command, dict[str, Any]] | None:
             continue
         if param.path and not all(_readable_or_absent(word) for word in given):
             return None  # click refuses a path that is there but not readable: its message, not ours
-        values: list[Any] = [_path(word) for word in given] if param.path else given
-        keywords[param.name] = values if param.kind == "repeat" else values[0]
+        keywords[param.name] = given if param.kind == "repeat" else given[0]
     return command, keywords
+
+
+def _as_paths(command: Command, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with each path parameter's text made a ``Path``, as Typer gives it."""
+    from pathlib import Path  # here: start-up time (see _tools)
+
+    typed = dict(values)
+    for param in command.params:
+        value = values[param.name]
+        if param.path and value is not None:
+            typed[param.name] = [Path(word) for word in value] if param.kind == "repeat" else Path(value)
+    return typed
 
 
 def run_fast(args: Sequence[str]) -> None:
@@ -189,12 +205,6 @@ class _QuietFlush:
         return getattr(self.wrapped, name)
 
 
-def _path(word: str) -> Any:
-    from pathlib import Path  # here: the value as Typer gives it (pathlib is imported by then anyway)
-
-    return Path(word)
-
-
 def _readable_or_absent(word: str) -> bool:
     # click's Path (as Typer declares it) checks only a path that exists: it must be readable
     try:
@@ -206,4 +216,6 @@ def _readable_or_absent(word: str) -> bool:
 
 def _completion_requested() -> bool:
     # Typer answers shell completion when _<PROG>_COMPLETE is set, whatever the argv
-    return any(key.startswith("_") and key.endswith("_COMPLETE") and value for key, value in os.environ.items())
+    return any(
+        key.startswith("_") and key.endswith("_COMPLETE") and value for key, value in os.environ.items()
+    )

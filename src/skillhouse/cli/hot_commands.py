@@ -16,6 +16,7 @@ import sys
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `tools` on a cached listing never needs.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
     from pathlib import Path
 
     from skillhouse.compiler import CompiledSkill
@@ -44,10 +45,10 @@ def compiled_or_exit(path: Path, version: str | None = None) -> CompiledSkill:
 def release_document(path: Path) -> ReleaseDocument:
     """The release of the package in ``path``: read from the cache when this exact package was compiled before."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.release_cache import cached_release, remember_release
 
-    cache = settings_or_exit().release_cache
+    cache = release_cache_or_exit()
     document = cached_release(cache, path)
     if document is None:
         document = compiled_or_exit(path).document
@@ -78,22 +79,26 @@ def guest_eager_tools() -> list[ToolDefinition]:
     return list(EAGER_TOOLS)
 
 
-def tools(path: Path, provider: str | None, deferred: bool, shape: str | None) -> None:
-    """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them."""
+def tools(path: str | os.PathLike[str], provider: str | None, deferred: bool, shape: str | None) -> None:
+    """``skillhouse tools``: the tool definitions as JSON, neutral or as ``provider``'s API accepts them.
+
+    ``path`` is a ``Path`` from Typer, text from the fast entry: printing a kept listing needs no ``pathlib``."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.release_cache import cached_listing, remember_listing
 
-    cache = settings_or_exit().release_cache
+    cache = release_cache_or_exit()
     plain = provider is None and not deferred and shape is None
     # the listing `import-openapi` kept for exactly this package: printed as is, nothing decoded or compiled
     kept = cached_listing(cache, path) if plain else None
     if kept is not None:
         print(kept)
         return
+    from pathlib import Path  # here: start-up time (see above)
+
     from skillhouse.cli.output import err  # here: start-up time (see compiled_or_exit)
 
-    document = release_document(path)
+    document = release_document(Path(path))
     definitions = neutral_definitions(document)
     if provider is None:
         if deferred or shape is not None:
@@ -136,12 +141,12 @@ def import_openapi(
 ) -> None:
     """``skillhouse import-openapi``: write the skill into ``out_dir``/NAME and print a summary on stderr."""
     # here: start-up time (see compiled_or_exit)
-    from skillhouse.cli.environment import settings_or_exit
+    from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import RefPolicy, SpecError, import_openapi, load_spec, write_skill
     from skillhouse.openapi.curation import curation_of, spec_skill_name
 
-    release_cache = settings_or_exit().release_cache
+    release_cache = release_cache_or_exit()
 
     roots = tuple(allow_ref_root or ())
     for root in roots:
@@ -170,7 +175,8 @@ def import_openapi(
     target = skill_directory_or_exit(out_dir, result.name)
     write_skill(result, target)
     curation_refused = curation is not None and bool(curation.problems)
-    if result.compiled is not None and not curation_refused:  # `skillhouse tools` on the new skill then reads this instead of compiling
+    # `skillhouse tools` on the new skill then reads this instead of compiling
+    if result.compiled is not None and not curation_refused:
         # here: start-up time (see compiled_or_exit)
         from skillhouse.release_cache import remember_release
 
@@ -186,7 +192,11 @@ def import_openapi(
         import json  # here: start-up time (see listing_text)
 
         report_file.write_text(json.dumps(result.report.as_dict(), indent=2, ensure_ascii=False) + "\n")
-    state = f"checked, {result.compiled.digest}" if result.compiled is not None else "NOT passing check: see skillhouse check"
+    state = (
+        f"checked, {result.compiled.digest}"
+        if result.compiled is not None
+        else "NOT passing check: see skillhouse check"
+    )
     if curation_refused:
         state = "NOT passing check: curation.yaml has problems (above)"
     # plain print: rich (~20 ms of start-up) is for the live progress bar on a terminal only
