@@ -62,3 +62,11 @@ def test_a_document_with_one_part_the_fast_path_cannot_take_still_gets_rfc8785s_
 def test_the_pieces_of_a_digest_put_together_are_the_canonical_bytes(value: Any, depth: int) -> None:
     # release_digest hashes these pieces without holding the whole text
     assert b"".join(canonical_parts(value, depth)) == canonical_json(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(values, min_size=5, max_size=80), st.dictionaries(keys, values, min_size=5, max_size=80), st.integers(0, 3))
+def test_large_containers_split_into_pieces_still_put_together_to_the_canonical_bytes(items: list[Any], members: dict[str, Any], depth: int) -> None:
+    # past a few members a container counts as a level, past many it is split at any depth
+    document = {"operations": items, "compatibility": {"profiles": {"openai": members, "mcp": dict(members)}}, "é": items[:3]}
+    assert b"".join(canonical_parts(document, depth)) == canonical_json(document)

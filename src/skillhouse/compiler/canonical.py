@@ -98,27 +98,38 @@ def canonical_json(value: Any) -> bytes:
     return bytes(rfc8785.dumps(value))
 
 
-def canonical_parts(value: Any, depth: int = 4) -> Iterator[bytes]:
+def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
     """:func:`canonical_json` of ``value`` in pieces whose concatenation is exactly its bytes.
 
     Objects (whose keys are all ASCII, so their order is plain code-point order) and arrays are split
-    into their members down to ``depth`` levels; what lies below is written whole. Hashing the pieces
-    gives the digest of the whole without holding it.
+    into their members down to ``depth`` levels of containers with more than a few members (a
+    wrapper such as ``{"profiles": ...}`` is passed through without counting), and below that only
+    where they have many members; the rest is written whole. Hashing the pieces gives the digest of
+    the whole without holding it: for a release, about one operation or one tool's verdict at a time.
+    (Fewer, larger pieces are also faster than one whole text: the encoder's pieces are joined once.)
     """
     kind = type(value)
-    if depth > 0 and kind is dict and all(type(key) is str and key.isascii() for key in value):
+    if (kind is dict and (depth > 0 or len(value) > _MANY)) and all(type(key) is str and key.isascii() for key in value):
+        below = depth - 1 if len(value) > _WRAPPER else depth
         opening = b"{"
         for key in sorted(value):
             yield opening + _encode(key).encode("utf-8") + b":"
-            yield from canonical_parts(value[key], depth - 1)
+            yield from canonical_parts(value[key], below)
             opening = b","
         yield b"}" if value else b"{}"
-    elif depth > 0 and (kind is list or kind is tuple):
+    elif (kind is list or kind is tuple) and (depth > 0 or len(value) > _MANY):
+        below = depth - 1 if len(value) > _WRAPPER else depth
         opening = b"["
         for item in value:
             yield opening
-            yield from canonical_parts(item, depth - 1)
+            yield from canonical_parts(item, below)
             opening = b","
         yield b"]" if value else b"[]"
     else:
         yield canonical_json(value)
+
+
+_WRAPPER = 4
+"""Containers of this many members or fewer are split without counting as a level."""
+_MANY = 64
+"""Containers of more members than this are split at any depth."""
