@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillhouse.compiler import canonical_json
+from skillhouse.compiler.canonical import canonical_parts
 
 keys = st.text(max_size=6) | st.sampled_from(["a", "B", "é", "\U0001f600", "\ufb01", "_", "ab", "a\u0000"])
 scalars = (
@@ -54,3 +55,18 @@ def test_a_document_with_one_part_the_fast_path_cannot_take_still_gets_rfc8785s_
             raise AssertionError("expected the exact encoder's refusal") from None
         return
     assert canonical_json(nested) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, st.integers(0, 5))
+def test_the_pieces_of_a_digest_put_together_are_the_canonical_bytes(value: Any, depth: int) -> None:
+    # release_digest hashes these pieces without holding the whole text
+    assert b"".join(canonical_parts(value, depth)) == canonical_json(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(values, min_size=5, max_size=80), st.dictionaries(keys, values, min_size=5, max_size=80), st.integers(0, 3))
+def test_large_containers_split_into_pieces_still_put_together_to_the_canonical_bytes(items: list[Any], members: dict[str, Any], depth: int) -> None:
+    # past a few members a container counts as a level, past many it is split at any depth
+    document = {"operations": items, "compatibility": {"profiles": {"openai": members, "mcp": dict(members)}}, "é": items[:3]}
+    assert b"".join(canonical_parts(document, depth)) == canonical_json(document)

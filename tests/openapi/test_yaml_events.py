@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 from typing import Any
 
@@ -80,6 +81,14 @@ def test_generated_documents_load_the_same(value: Any, plain: bool) -> None:
 def test_block_style_documents_load_the_same(value: Any) -> None:
     text = yaml.safe_dump(value, default_flow_style=False, allow_unicode=True)
     assert same(yaml_events.load(text), pyyaml(text))
+    # parse_spec_text hands libyaml the file's UTF-8 bytes rather than the text
+    assert same(yaml_events.load(text.encode("utf-8")), pyyaml(text))
+    assert same(parse_spec_text(codecs.BOM_UTF8 + text.encode("utf-8"), "spec.yaml"), pyyaml(text))
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_corpus_yaml_spec_loads_the_same_from_its_bytes(path: Any) -> None:
+    assert same(parse_spec_text(path.read_bytes(), path.name), pyyaml(path.read_text(encoding="utf-8")))
 
 
 def test_rarer_yaml_falls_back_to_pyyaml_with_the_same_answer() -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillhouse.compiler.annotations import neutral_tool
-from skillhouse.compiler.canonical import canonical_json
+from skillhouse.compiler.canonical import canonical_json, canonical_parts
 from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.eager_tools import EAGER_NAMES
 from skillhouse.compiler.metaschema import schema_problem
@@ -54,7 +54,10 @@ class CompiledSkill:
 def release_digest(document: ReleaseDocument) -> str:
     """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key."""
     body = {k: v for k, v in document.items() if k != "digest"}
-    return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
+    digest = hashlib.sha256()
+    for part in canonical_parts(body):  # never the whole text at once: it was the import's peak memory
+        digest.update(part)
+    return "sha256:" + digest.hexdigest()
 
 
 def first_paragraph(markdown: str) -> str:

@@ -9,6 +9,7 @@ Nothing here converts: it only finds nodes.
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,16 +72,25 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SpecError(f"{where}: not UTF-8 (byte {exc.start})") from None
+    # The caller hands the bytes over, so only one copy of the spec is held beside the data being built:
+    # the text for JSON; for YAML the UTF-8 bytes, which libyaml reads as they are (given the text, it
+    # would make them again, and one non-Latin-1 character makes the text two or four bytes a character).
     if text.lstrip().startswith(("{", "[")):
+        del data
         try:
             return json.loads(text)
         except (ValueError, RecursionError):
             pass  # YAML is a superset of JSON in practice; let it explain the problem
+        encoded = text.encode("utf-8")
+    else:
+        del text
+        encoded = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data  # the text's exact UTF-8
+        del data
     try:
         try:
-            return yaml_events.load(text)
+            return yaml_events.load(encoded)
         except yaml_events.Unsupported:
-            return yaml.load(text, Loader=_SpecLoader)
+            return yaml.load(encoded.decode("utf-8"), Loader=_SpecLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -240,10 +250,11 @@ def load_spec(path: str | Path, policy: RefPolicy | None = None) -> SpecDocument
     """
     source = Path(path)
     try:
-        data = source.read_bytes()
+        # not kept in a name here, so parse_spec_text can free the bytes once it has the text
+        root = parse_spec_text(source.read_bytes(), str(source))
     except OSError as exc:
         raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    document = spec_from_data(parse_spec_text(data, str(source)), source.resolve().parent, str(source))
+    document = spec_from_data(root, source.resolve().parent, str(source))
     document.policy = policy or RefPolicy()
     document.spec_file = source.resolve()
     return document

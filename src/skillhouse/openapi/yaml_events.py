@@ -124,8 +124,8 @@ def _tagged(tag: str, value: str) -> Any:
     raise Unsupported(tag)
 
 
-def load(text: str) -> Any:
-    """The first document of ``text`` as PyYAML's safe loader (without timestamps) would build it.
+def load(text: str | bytes) -> Any:
+    """The first document of ``text`` (or of its UTF-8 bytes) as PyYAML's safe loader (without timestamps) would build it.
 
     Raises :class:`Unsupported` for what it leaves to PyYAML, and ``yaml.YAMLError`` for malformed YAML.
     """
@@ -133,6 +133,7 @@ def load(text: str) -> Any:
         raise Unsupported("libyaml is not available")
     parser = _Parser(text)
     anchors: JsonObject = {}
+    keys: dict[Any, Any] = {}
     # A stack of open containers: [container, pending_key, has_key] for mappings, [list] for sequences.
     stack: list[list[Any]] = []
     root: Any = None
@@ -187,7 +188,9 @@ def load(text: str) -> Any:
             else:
                 if type(value) is dict or type(value) is list:
                     raise Unsupported("a key that is a mapping or a sequence")
-                top[1] = value
+                # one string per distinct key, as json.loads does: a spec repeats a few hundred keys
+                # (type, description, properties) tens of thousands of times
+                top[1] = keys.setdefault(value, value) if type(value) is str else value
                 top[2] = True
         if done and type(next_event()) is not stream_end:
             # PyYAML's load refuses a stream of several documents; let it say so
