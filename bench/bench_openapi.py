@@ -10,10 +10,10 @@ Each measurement runs in a fresh subprocess, so its peak memory (VmHWM, see PEAK
 median of ``SKILLHOUSE_BENCH_REPEAT`` runs (3) on this noisy machine. Both sides start from the file
 on disk: parsing and imports are part of the work for both.
 
-The memory ratio is of the peaks less the bare interpreter's (:data:`BARE`, measured in the same run):
-both sides run in the same Python, whose own 8-9 MB neither can shrink, and counted in both it put
-the 0.1 target below what an empty process takes (FastMCP peaks at about 100 MB on small specs). Every
-import either side makes is still counted. The whole-process ratio is shown beside it.
+The memory target is judged on the whole processes' peaks, as the target is stated. Beside it, in
+brackets, the ratio of the peaks less the bare interpreter's (:data:`BARE`, measured in the same run):
+both sides run in the same Python, whose own 8-10 MB neither can shrink, so that ratio says what the
+libraries themselves take; it is context, never what a target is judged on.
 
 Both sides import from bytecode caches, as installed packages do: FastMCP's come with its
 site-packages install, and skillhouse (an editable install here, under ``PYTHONDONTWRITEBYTECODE``)
@@ -173,12 +173,12 @@ def run() -> str:
         "skillhouse: `import_openapi` (parse, convert, fit to 24 KB, render and compile every operation). "
         "FastMCP: `FastMCP.from_openapi` + `list_tools`. Every corpus spec; a fresh process each, medians of "
         f"{REPEAT}; time is the process's CPU time from its first import (from bytecode caches on both sides) "
-        f"through the parse to the tools; memory is the process's peak RSS, and its ratio is of the peaks less the bare interpreter's "
-        f"({_interpreter(bare)}, the same on both sides; the whole-process ratio in brackets). Targets: time ratio ≤ {IMPORT_TIME.limit:g}; memory ratio ≤ {IMPORT_MEMORY_LARGE.limit:g} "
+        f"through the parse to the tools; memory is the process's peak RSS (VmHWM), its ratio of the whole processes' peaks; in brackets "
+        f"the ratio of the peaks less the bare interpreter's ({_interpreter(bare)}, the same on both sides), for context. Targets: time ratio ≤ {IMPORT_TIME.limit:g}; memory ratio ≤ {IMPORT_MEMORY_LARGE.limit:g} "
         f"on specs of {LARGE_SPEC}+ operations, ≤ {IMPORT_MEMORY_SMALL.limit:g} on smaller ones; ≥ {COVERAGE.limit:g}% "
         "of the operations become tools.",
         "",
-        "| spec | tools / operations | ours | FastMCP | time ratio | ours peak | FastMCP peak | memory ratio above the interpreter (target) [whole process] |",
+        "| spec | tools / operations | ours | FastMCP | time ratio | ours peak | FastMCP peak | memory ratio (target) [above the interpreter] |",
         "|---|---|---:|---|---:|---:|---:|---:|",
     ]
     shortfalls: list[str] = []
@@ -205,10 +205,10 @@ def run() -> str:
         lines.append(
             f"| {name} | {tools} | {mine} | {peer['seconds']:.2f} s ({peer['tools']:.0f} tools) | "
             f"{IMPORT_TIME.figure(time_ratio, 3)} | {my_mem} | {peer['peak_kb'] / 1024:.0f} MB | "
-            f"{memory_target.figure(memory_ratio, 3)} (≤ {memory_target.limit:g}) [{whole_ratio:.3f}] |"
+            f"{memory_target.figure(whole_ratio, 3)} (≤ {memory_target.limit:g}) [{memory_ratio:.3f}] |"
         )
         shortfalls.append(IMPORT_TIME.shortfall(name, time_ratio) or "")
-        shortfalls.append(memory_target.shortfall(name, memory_ratio) or "")
+        shortfalls.append(memory_target.shortfall(name, whole_ratio) or "")
     shortfalls = [line for line in shortfalls if line]
     lines += ["", f"FastMCP handled {handled} of the {len(rows)} specs; the ratios are for those."]
     lines += ["", *shortfalls] if shortfalls else ["", "Every figure is within its target."]
