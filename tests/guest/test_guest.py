@@ -8,6 +8,10 @@ from typing import Any
 
 import pytest
 
+from skillhouse.gateway.exchange import FetchRefusal
+from skillhouse.guest import Guest
+from skillhouse.host import TurnHost
+
 from .conftest import GuestUnderTest
 
 OTHER_INN = {
@@ -283,3 +287,19 @@ def test_a_key_that_is_not_an_identifier_is_quoted_as_a_json_string_in_the_path(
 ) -> None:
     answer = guest_of([hollowbrook]).call("hollowbrook_list_rooms", {"include[]": 1, "naïve key": 2})
     assert [v["path"] for v in answer["error"]["violations"]] == ['$["include[]"]', '$["naïve key"]']
+
+
+def test_list_tools_is_exactly_the_json_of_the_offered_and_deferred_definitions(
+    hollowbrook: dict[str, Any], package: Package
+) -> None:
+    other = package("other-inn", OTHER_INN)
+    other["operations"][0]["description"] = "Réservez à l'auberge \"Ünïcode\" – 🛏️"
+    guest = Guest(TurnHost([hollowbrook, other], fetch=lambda request: FetchRefusal("no", "no")))
+    guest.load_tools(["list_rooms", "other-inn_create_booking"])
+
+    text = guest.list_tools()
+
+    # put together from the host's definition texts, it is what json.dumps writes of the definitions
+    assert text == json.dumps({"tools": guest.offered(), "deferred": guest.deferred()}, ensure_ascii=False)
+    assert [d["name"] for d in json.loads(text)["tools"]][3:] == ["hollowbrook_list_rooms", "other-inn_create_booking"]
+    assert guest.catalogue.operations["other-inn_create_booking"] == other["operations"][0]

@@ -14,6 +14,7 @@ from tests.hollowbrook import running_hollowbrook
 
 from skillhouse.compiler import compile_dir
 from skillhouse.examples import HollowbrookHTTPServer
+from skillhouse.guest import Catalogue
 from skillhouse.host import InProcessRunner, TurnHost, UnknownRunner, make_runner
 
 DECLARED_ORIGIN = "http://hollowbrook.local:8084"
@@ -56,9 +57,13 @@ def test_make_runner_refuses_a_kind_it_does_not_know(release: dict[str, Any]) ->
 
 def test_the_turn_host_hands_over_only_what_a_turn_needs(release: dict[str, Any]) -> None:
     host = TurnHost([release], fetch=lambda request: {})
-    (bound,) = json.loads(host.skill_operations())
+    line = host.skill_operations().partition("\n")[0]
+    (bound,) = json.loads(line)
     assert sorted(bound) == ["description", "documents", "instructions", "operations", "skill", "version"]
-    assert bound["operations"] == release["operations"]
+    catalogue = Catalogue.from_text(host.skill_operations(), [])
+    (skill,) = catalogue.skills.values()
+    assert list(skill.operations) == release["operations"]
+    assert [catalogue.operations[op["tool_name"]] for op in release["operations"]] == release["operations"]
     assert [t["name"] for t in json.loads(host.eager_tools())] == ["load_tools", "read_object", "fetch_url"]
 
 

@@ -5,17 +5,132 @@ name its skill lists it under (``create_booking``) when exactly one bound operat
 Two skills with the same short name make it ambiguous: the answer names both full names. An unknown
 name gets the nearest names, never the whole list (a small model handed forty names picks a wrong one).
 
+The host hands the turn's skills over as one text (:func:`skills_text`, read by :func:`read_skills`): a
+JSON line with each skill's fields and, per operation, its tool name, its short name and the lengths of
+two JSON texts that follow the line, the operation document (its schema left out, as ``null``) and its
+tool definition, written exactly as ``list_tools`` writes it. A turn start reads the line alone: an
+operation is decoded when a call or a document needs it, and ``list_tools`` puts the definitions'
+texts together without decoding or encoding them. In the WebAssembly guest, decoding and encoding
+every schema of a large catalogue was most of what a turn start cost.
+
 Standard library only: this runs inside the WebAssembly guest.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import json.encoder
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast, overload
 
-from skillhouse.guest.values import JsonObject, OperationDocument, ToolDefinition
+from skillhouse.guest.values import JsonObject, OperationDocument, ToolDefinition, json_dump
 
 NEAREST = 3
+_SCHEMA = "schema"
+
+
+def _dump(value: object) -> str:
+    return json_dump(value)
+
+
+def _piece_encoder() -> Callable[[object], str]:
+    """``json.dumps(value, ensure_ascii=False)`` for the many small texts of :func:`skills_text` (on the host).
+
+    CPython's C encoder, made once: ``json.dumps`` makes an encoder per call, which for a catalogue of
+    hundreds of operations cost as much as the encoding itself. The values are decoded JSON, so the
+    check for circular references that ``json.dumps`` makes is left out.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json_dump
+    encode = make(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+def skills_text(skills: Iterable[JsonObject]) -> str:
+    """The ``skill-operations`` text of ``skills`` (entries as :meth:`BoundSkill.from_document` reads them)."""
+    header: list[JsonObject] = []
+    body: list[str] = []
+    dump = _piece_encoder()
+    for skill in skills:
+        entries: list[list[object]] = []
+        for op in skill.get("operations") or []:
+            # the schema is written once, in the definition; the document keeps its place as null
+            rest = dump({**op, _SCHEMA: None} if _SCHEMA in op else op)
+            definition = dump({"name": op["tool_name"], "description": op.get("description"),
+                                "parameters": op.get(_SCHEMA)})  # fmt: skip
+            entries.append([op["tool_name"], op["name"], len(rest), len(definition)])
+            body += (rest, definition)
+        header.append({**{k: v for k, v in skill.items() if k != "operations"}, "operations": entries})
+    return _dump(header) + "\n" + "".join(body)
+
+
+class OperationTexts:
+    """The operation documents and definitions of a :func:`skills_text`, each decoded on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._decoded: dict[int, tuple[OperationDocument, ToolDefinition]] = {}
+
+    def decoded(self, span: tuple[int, int, int]) -> tuple[OperationDocument, ToolDefinition]:
+        """The operation and definition whose texts start at ``span[0]`` (lengths ``span[1]``, ``span[2]``)."""
+        found = self._decoded.get(span[0])
+        if found is None:
+            start, rest, length = span
+            op: OperationDocument = json.loads(self.text[start : start + rest])
+            definition: ToolDefinition = json.loads(self.text[start + rest : start + rest + length])
+            if _SCHEMA in op:
+                op[_SCHEMA] = definition["parameters"]  # one object, as in the document the host holds
+            found = self._decoded[start] = (op, definition)
+        return found
+
+    def definition_text(self, span: tuple[int, int, int]) -> str:
+        start, rest, length = span
+        return self.text[start + rest : start + rest + length]
+
+
+class _SkillOperations(Sequence[OperationDocument]):
+    """A skill's operation documents in order, decoded as they are read."""
+
+    def __init__(self, texts: OperationTexts, spans: list[tuple[int, int, int]]) -> None:
+        self._texts = texts
+        self._spans = spans
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> OperationDocument: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[OperationDocument]: ...
+
+    def __getitem__(self, index: int | slice) -> OperationDocument | list[OperationDocument]:
+        if isinstance(index, slice):
+            return [self._texts.decoded(span)[0] for span in self._spans[index]]
+        return self._texts.decoded(self._spans[index])[0]
+
+
+class _Operations(Mapping[str, OperationDocument]):
+    """Tool name to operation document, decoded on first lookup."""
+
+    def __init__(self, texts: OperationTexts, spans: dict[str, tuple[int, int, int]]) -> None:
+        self._texts = texts
+        self.spans = spans
+
+    def __getitem__(self, tool: str) -> OperationDocument:
+        return self._texts.decoded(self.spans[tool])[0]
+
+    def __contains__(self, tool: object) -> bool:
+        return tool in self.spans
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.spans)
+
+    def __len__(self) -> int:
+        return len(self.spans)
 
 
 @dataclass(frozen=True)
@@ -26,7 +141,7 @@ class BoundSkill:
     version: str
     description: str
     instructions: str
-    operations: list[OperationDocument]
+    operations: Sequence[OperationDocument]
     documents: list[JsonObject]
 
     @classmethod
@@ -36,9 +151,13 @@ class BoundSkill:
             version=str(doc.get("version", "")),
             description=str(doc.get("description") or ""),
             instructions=str(doc.get("instructions") or ""),
-            operations=list(doc.get("operations") or []),
+            operations=_operations(doc.get("operations")),
             documents=list(doc.get("documents") or []),
         )
+
+
+def _operations(value: object) -> Sequence[OperationDocument]:
+    return value if isinstance(value, _SkillOperations) else list(cast(Iterable[OperationDocument], value or []))
 
 
 @dataclass(frozen=True)
@@ -59,19 +178,56 @@ class Catalogue:
         # tools but keeps no copy of how they are described
         self.skills = {s.name: s for s in skills}
         self.eager = eager
-        self.operations: dict[str, OperationDocument] = {}
+        self.operations: Mapping[str, OperationDocument] = {}
         self.skill_of: dict[str, str] = {}
         self.by_short: dict[str, list[str]] = {}
+        self._texts: OperationTexts | None = None
+        operations: dict[str, OperationDocument] = {}
         for skill in skills:
             for op in skill.operations:
-                self.operations[op["tool_name"]] = op
-                self.skill_of[op["tool_name"]] = skill.name
-                self.by_short.setdefault(op["name"], []).append(op["tool_name"])
+                operations[op["tool_name"]] = op
+                self._index(skill.name, op["tool_name"], op["name"])
+        self.operations = operations
+
+    @classmethod
+    def from_text(cls, text: str, eager: list[ToolDefinition]) -> Catalogue:
+        """The catalogue of a :func:`skills_text`: its line decoded now, each operation when it is first used."""
+        line, _, _ = text.partition("\n")
+        texts = OperationTexts(text)
+        catalogue = cls([], eager)
+        catalogue._texts = texts
+        spans: dict[str, tuple[int, int, int]] = {}
+        skills: list[BoundSkill] = []
+        start = len(line) + 1
+        for doc in json.loads(line):
+            listed: list[tuple[int, int, int]] = []
+            for tool, short, rest, length in doc.get("operations") or []:
+                span = (start, rest, length)
+                start += rest + length
+                listed.append(span)
+                spans[tool] = span
+                catalogue._index(str(doc["skill"]), tool, short)
+            skills.append(BoundSkill.from_document({**doc, "operations": _SkillOperations(texts, listed)}))
+        catalogue.skills = {s.name: s for s in skills}
+        catalogue.operations = _Operations(texts, spans)
+        return catalogue
+
+    def _index(self, skill: str, tool: str, short: str) -> None:
+        self.skill_of[tool] = skill
+        self.by_short.setdefault(short, []).append(tool)
 
     def definition(self, tool: str) -> ToolDefinition:
         """The neutral definition of a bound operation's tool."""
+        if isinstance(self.operations, _Operations) and self._texts is not None:
+            return dict(self._texts.decoded(self.operations.spans[tool])[1])  # a copy, as below: callers may change it
         op = self.operations[tool]
         return {"name": tool, "description": op["description"], "parameters": op["schema"]}
+
+    def definition_text(self, tool: str) -> str:
+        """:meth:`definition` as the JSON ``list_tools`` writes, taken as the host wrote it when it did."""
+        if isinstance(self.operations, _Operations) and self._texts is not None:
+            return self._texts.definition_text(self.operations.spans[tool])
+        return _dump(self.definition(tool))
 
     def listed_name(self, tool: str) -> str:
         """The name a manifest shows: the short one where it is unambiguous, else the full one."""

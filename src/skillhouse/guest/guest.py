@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillhouse.guest.catalogue import BoundSkill, Catalogue
+from skillhouse.guest.catalogue import Catalogue
 from skillhouse.guest.depth import nesting_depth
 from skillhouse.guest.host import Host
 from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
-from skillhouse.guest.values import JsonObject, ToolDefinition
+from skillhouse.guest.values import JsonObject, ToolDefinition, json_dump
 
 IMPLEMENTED_EAGER = ("load_tools", "read_object", "fetch_url")
 """The eager tools this guest runs itself; their definitions come from the host (``eager-tools``)."""
@@ -34,9 +34,9 @@ class Guest:
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        skills = [BoundSkill.from_document(doc) for doc in json.loads(host.skill_operations())]
         self.eager: list[ToolDefinition] = json.loads(host.eager_tools())
-        self.catalogue = Catalogue(skills, self.eager)
+        self._eager_texts = [_dump(tool) for tool in self.eager]
+        self.catalogue = Catalogue.from_text(host.skill_operations(), self.eager)
         self.loaded: list[str] = []
 
     def offered(self) -> list[ToolDefinition]:
@@ -48,7 +48,12 @@ class Guest:
         return [self.catalogue.definition(t) for t in self.catalogue.operations if t not in self.loaded]
 
     def list_tools(self) -> str:
-        return json.dumps({"tools": self.offered(), "deferred": self.deferred()}, ensure_ascii=False)
+        """``{"tools": offered, "deferred": the rest}``, put together from the definitions' JSON texts: the
+        same text ``json.dumps`` writes of :meth:`offered` and :meth:`deferred`, without decoding any schema."""
+        text = self.catalogue.definition_text
+        tools = [*self._eager_texts, *(text(t) for t in self.loaded)]
+        deferred = [text(t) for t in self.catalogue.operations if t not in self.loaded]
+        return '{"tools": [' + ", ".join(tools) + '], "deferred": [' + ", ".join(deferred) + "]}"
 
     def call_tool(self, name: str, arguments: str) -> str:
         """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
@@ -56,7 +61,7 @@ class Guest:
             violation = Violation("$", "too-deep", f"arguments nested at most {MAX_DEPTH} levels deep")
             return _dump(InvalidArguments([violation]).document(name))
         try:
-            parsed = json.loads(arguments, parse_constant=_refuse_constant) if arguments.strip() else {}
+            parsed = _read_arguments(arguments) if arguments.strip() else {}
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
             where = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
             violation = Violation("$", "not-json", f"a JSON object of arguments (it did not parse{where})")
@@ -93,7 +98,7 @@ class Guest:
             return _dump(exc.document(tool))
         # no log line of its own: fetch_url hands the host the whole request, and each crossing of the
         # wasm boundary costs more than the guest's work on a typical call
-        return self.host.fetch_url(json.dumps(request, ensure_ascii=False))
+        return self.host.fetch_url(json_dump(request))
 
     def load_tools(self, names: list[str]) -> JsonObject:
         loaded: list[str] = []
@@ -134,7 +139,7 @@ class Guest:
             "headers": dict(arguments.get("headers") or {}),
             "body": arguments.get("body"),
         }
-        return self.host.fetch_url(json.dumps(request, ensure_ascii=False))
+        return self.host.fetch_url(json_dump(request))
 
     def run_turn(self, request: str) -> str:
         """Run the agent loop for ``request`` (see :func:`skillhouse.guest.loop.run_turn`)."""
@@ -144,6 +149,16 @@ class Guest:
 def _refuse_constant(name: str) -> Any:
     # Python reads NaN and Infinity; JSON has no such numbers and no API expects them
     raise ValueError(f"{name} is not a JSON number")
+
+
+_ARGUMENTS = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def _read_arguments(text: str) -> Any:
+    """``json.loads(text, parse_constant=_refuse_constant)``, with one decoder for every call."""
+    if text.startswith("\ufeff"):  # as json.loads refuses it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _ARGUMENTS.decode(text)
 
 
 def _candidates_hint(candidates: list[str]) -> str:
@@ -160,4 +175,4 @@ def _problem_text(problem: JsonObject) -> str:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return json_dump(value)

@@ -10,11 +10,17 @@ Contracts (JSON shapes):
     (``load_tools``, ``read_object``, ``fetch_url``), each ``{"name", "description", "parameters"}``.
 
 ``skill_operations() -> str``
-    JSON list, one entry per skill version bound to the turn::
+    The skill versions bound to the turn, as :func:`skillhouse.guest.catalogue.skills_text` writes
+    them: a JSON line, one entry per skill version::
 
         {"skill": "hollowbrook", "version": "1.0.0", "description": "...", "instructions": "...",
-         "operations": [<release operation documents, see compiler.model.OperationDecl.document>],
+         "operations": [[tool_name, name, length, length], ...],
          "documents": [{"path": "house_rules.md", "text": "..."}]}
+
+    then, for each operation in that order, two JSON texts of the given lengths (in characters): its
+    release operation document (see ``compiler.model.OperationDecl.document``) with ``"schema": null``,
+    and its tool definition ``{"name", "description", "parameters": <the schema>}``. The guest decodes
+    an operation only when it is used, and lists tools from the definitions' texts as they are.
 
 ``read_object(path) -> str``
     JSON ``{"ok": "<text>"}`` or ``{"error": {"code", "message"}}``.

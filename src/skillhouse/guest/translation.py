@@ -32,6 +32,10 @@ NO_BODY = ("GET", "HEAD")
 _NO_BODY = object()
 _STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
 _CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
+_SCALARS = (str, int, float)
+# what json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False) uses,
+# made once rather than per call
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
 
 class InvalidArguments(CallerError):
@@ -138,7 +142,7 @@ def _wire_violations(operation: JsonObject, arguments: JsonObject) -> list[Viola
     out: list[Violation] = []
     for argument in operation["arguments"]:
         value = arguments.get(argument["name"])
-        if argument["in"] == "path" and isinstance(value, str | int | float) and not isinstance(value, bool):
+        if argument["in"] == "path" and isinstance(value, _SCALARS) and not isinstance(value, bool):
             text = scalar_text(value)
             if text in ("", ".", "..") or any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
                 out.append(
@@ -239,7 +243,7 @@ def json_text(value: Any) -> str:
     """Compact JSON with sorted keys: the same value always gives the same bytes."""
     if _floats_in(value) != _NO_FLOATS:
         value = normalized(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return _COMPACT.encode(value)
 
 
 def scalar_text(value: Any) -> str:

@@ -48,6 +48,7 @@ def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
 # a zero-argument function until then). The order of checks and violations is the order a reader of
 # the schema expects: type, const, enum, the type's own keywords, then the combinators.
 
+_NUMBERS = (int, float)
 Where = Callable[[], str]
 Check = Callable[[Any, Any, list[Violation]], None]
 """``check(value, where, out)``: ``where`` is the path string or a function that builds it."""
@@ -144,7 +145,7 @@ def _by_type(number: Check | None, string: Check | None, array: Check | None, ob
     def check(value: Any, where: Any, out: list[Violation]) -> None:
         if isinstance(value, bool):
             return
-        if isinstance(value, int | float):
+        if isinstance(value, _NUMBERS):
             if number is not None:
                 number(value, where, out)
         elif isinstance(value, str):

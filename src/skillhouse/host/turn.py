@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
 from skillhouse.gateway.exchange import FetchAnswer, FetchRefusal, FetchRequest, UnreadRequest, read_request
+from skillhouse.guest.catalogue import skills_text
 from skillhouse.json_types import (
     FetchRequestDocument,
     JsonObject,
@@ -63,7 +64,7 @@ class TurnHost:
         complete: Complete | None = None,
         objects: Mapping[str, str] | None = None,
     ) -> None:
-        self._skills = json.dumps([bound_skill(r) for r in releases], ensure_ascii=False)
+        self._skills = skills_text(bound_skill(r) for r in releases)
         self._eager = json.dumps(EAGER_TOOLS, ensure_ascii=False)
         self._fetch = fetch
         self._complete = complete or _no_model

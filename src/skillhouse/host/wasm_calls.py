@@ -3,12 +3,18 @@
 Every function of ``host/wit/agent.wit`` takes and gives strings only. wasmtime-py's generic component
 API works for any type: on every call it asks the engine for the function's type, walks the
 parameter types and converts each value through a type object, for exports and for host functions
-alike. That cost (about 11 µs per export call and 5-9 µs per host function call on the bench machine)
-was most of what the wasm guest paid over the in-process one. Here the types are known up front: a
-string is copied into a ``wasm_byte_vec_t`` and out of one, and nothing else happens.
+alike. Here the types are known up front, and so is the memory: an instance's :class:`Exports` keeps
+one parameter array and one result value for all its calls, laid out as the C API's
+``wasmtime_component_val_t`` (:class:`StringVal`), and calls the C functions through prototypes whose
+pointers are plain addresses. A string argument points into the bytes of its UTF-8 encoding, uncopied
+(wasmtime copies it once, into the guest's memory); a result is read once, out of the vector wasmtime
+hands back. No ctypes object is made per call but the bytes themselves: with wasmtime-py's own
+bindings, every ``byref``, ``cast`` and nested field access of a call made one, and they were most of
+what the host paid per call.
 
-This reaches into wasmtime-py's ctypes bindings (``wasmtime._ffi``), which mirror the C API one
-to one; ``pyproject.toml`` pins wasmtime, and the wasm tests call every path here.
+This reaches into wasmtime-py's ctypes bindings (``wasmtime._ffi``, for the library and the ``Func`` and
+``Store`` handles), which mirror the C API one to one; ``pyproject.toml`` pins wasmtime, the layout
+is checked against the bindings' own when this module loads, and the wasm tests call every path here.
 
 A host function that raises hands wasmtime an error, which unwinds the guest (its instance is then
 unusable); the exception itself is kept in the :class:`HostFailure` the function was defined with,
@@ -18,8 +24,8 @@ so the runner raises it unchanged once the export call returns.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
-from ctypes import byref
+from collections.abc import Callable, Mapping
+from ctypes import c_char_p, c_size_t, c_uint8, c_uint64, c_void_p
 from typing import Any
 
 import wasmtime
@@ -27,15 +33,72 @@ from wasmtime import _ffi as capi
 from wasmtime.component import Func
 
 _STRING_KIND = capi.WASMTIME_COMPONENT_STRING.value
-_func_call = capi.dll.wasmtime_component_func_call  # argument types set by wasmtime's bindings
-_post_return = capi.dll.wasmtime_component_func_post_return
-_BYTES = ctypes.POINTER(ctypes.c_uint8)
+MAX_PARAMS = 2
+"""The most parameters an export of the agent world takes (``call-tool``: name, arguments)."""
+
+
+class StringVal(ctypes.Structure):
+    """A ``wasmtime_component_val_t`` holding a string: the kind byte, then the union's ``wasm_byte_vec_t``."""
+
+    _fields_ = [("kind", c_uint8), ("size", c_size_t), ("data", c_char_p), ("_rest", c_uint64)]
+
+
+class _ReadVal(ctypes.Structure):
+    """The same layout, its data read as an address (a ``c_char_p`` would stop at the first NUL)."""
+
+    _fields_ = [("kind", c_uint8), ("size", c_size_t), ("data", c_void_p), ("_rest", c_uint64)]
+
+
+def _check_layout() -> None:
+    union = capi.wasmtime_component_val_t.of.offset
+    # the bindings annotate the fields as values; on the class they are descriptors with offsets
+    vector: Any = capi.wasm_byte_vec_t
+    expected = (ctypes.sizeof(capi.wasmtime_component_val_t), union + vector.size.offset, union + vector.data.offset)
+    for struct in (StringVal, _ReadVal):
+        if (ctypes.sizeof(struct), struct.size.offset, struct.data.offset) != expected:
+            raise ImportError(f"wasmtime_component_val_t is not laid out as {struct.__name__} expects: {expected}")
+
+
+_check_layout()
+_VAL_SIZE = ctypes.sizeof(StringVal)
+_ERROR = ctypes.POINTER(capi.wasmtime_error_t)
+
+
+def _prototype(name: str, restype: Any, *argtypes: Any) -> Any:
+    # a separate foreign function from wasmtime-py's (whose argtypes are typed pointers): addresses in
+    return ctypes.CFUNCTYPE(restype, *argtypes)((name, capi.dll))
+
+
+_func_call = _prototype("wasmtime_component_func_call", c_void_p, c_void_p, c_void_p, c_void_p, c_size_t,
+                        c_void_p, c_size_t)  # fmt: skip
+_post_return = _prototype("wasmtime_component_func_post_return", c_void_p, c_void_p, c_void_p)
+_val_delete = _prototype("wasmtime_component_val_delete", None, c_void_p)
+_byte_vec_new = _prototype("wasm_byte_vec_new", None, c_void_p, c_size_t, c_char_p)
+_set_epoch_deadline = _prototype("wasmtime_context_set_epoch_deadline", None, c_void_p, c_uint64)
+_CALLBACK = ctypes.CFUNCTYPE(c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
+_FINALIZER = ctypes.CFUNCTYPE(None, c_void_p)
+_add_func = _prototype("wasmtime_component_linker_instance_add_func", c_void_p, c_void_p, c_char_p, c_size_t,
+                       _CALLBACK, c_void_p, _FINALIZER)  # fmt: skip
 # wasmtime calls this when it drops a host function; ours hold no C-side data to free.
-_NO_FINALIZER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _data: None)
+_NO_FINALIZER = _FINALIZER(lambda _data: None)
 
 HostFunction = Callable[..., Any]
-EpochHook = Callable[[Any], None]
-"""Called with the store's context pointer around host work (see :class:`HostHooks`)."""
+EpochHook = Callable[[int], None]
+"""Called with the store's context address around host work (see :class:`HostHooks`)."""
+
+
+def context_address(store: wasmtime.Store) -> int:
+    """The address of ``store``'s context, which the C API takes and hands host functions."""
+    return int(ctypes.cast(store._context(), c_void_p).value or 0)
+
+
+def set_epoch_deadline(context: int, ticks: int) -> None:
+    """The store at ``context`` traps once the engine's epoch is ``ticks`` past where it is now."""
+    _set_epoch_deadline(context, ticks)
+
+
+def _raise(error: int) -> None:
+    raise wasmtime.WasmtimeError._from_ptr(ctypes.cast(error, _ERROR))
 
 
 class HostFailure:
@@ -57,47 +120,62 @@ class HostHooks:
         self.left = left
 
 
-def _lower(text: str, value: Any) -> None:
-    """Write ``text`` into ``value`` as a string wasmtime owns (for host function results, which it frees)."""
-    data = text.encode("utf-8")
-    value.kind = _STRING_KIND
-    capi.wasm_byte_vec_new(byref(value.of.string), len(data), ctypes.cast(ctypes.c_char_p(data), _BYTES))
+def _read(address: int) -> str:
+    value = _ReadVal.from_address(address)
+    return ctypes.string_at(value.data, value.size).decode("utf-8") if value.size else ""
 
 
-def _lift(value: Any) -> str:
-    vector = value.of.string
-    return ctypes.string_at(vector.data, vector.size).decode("utf-8")
+class Exports:
+    """The string exports of one instance in ``store``, by WIT name, each called with strings for one string.
 
-
-def call_export(func: Func, store: wasmtime.Store, *args: str) -> str:
-    """Call the export ``func`` (strings in, one string out) and run its post-return.
-
-    A trap or a host function's error raises :class:`wasmtime.WasmtimeError`; then the instance must
-    not be entered again.
+    Not for concurrent use: the runner calls one export at a time (its lock), and the parameter and
+    result memory is this object's, reused by every call.
     """
-    count = len(args)
-    params = (capi.wasmtime_component_val_t * count)()
-    # wasmtime only reads the arguments during the call, so they point into these bytes, uncopied
-    encoded = [text.encode("utf-8") for text in args]
-    for value, data in zip(params, encoded, strict=True):
-        value.kind = _STRING_KIND
-        vector = value.of.string
-        vector.size = len(data)
-        vector.data = ctypes.cast(ctypes.c_char_p(data), _BYTES)
-    result = capi.wasmtime_component_val_t()
-    context = store._context()
-    handle = byref(func._func)
-    error = _func_call(handle, context, params, count, byref(result), 1)
-    if error:
-        raise wasmtime.WasmtimeError._from_ptr(error)
-    try:
-        answer = _lift(result)
-    finally:
-        capi.wasmtime_component_val_delete(byref(result))
-    error = _post_return(handle, context)
-    if error:
-        raise wasmtime.WasmtimeError._from_ptr(error)
-    return answer
+
+    def __init__(self, store: wasmtime.Store, funcs: Mapping[str, Func]) -> None:
+        self._store = store  # the context address is valid as long as the store lives
+        self._funcs = dict(funcs)  # and a handle's address as long as its Func
+        self.context = context_address(store)
+        self._handles = {name: ctypes.addressof(func._func) for name, func in self._funcs.items()}
+        self._params = (StringVal * MAX_PARAMS)()
+        self._slots = [self._params[index] for index in range(MAX_PARAMS)]
+        for slot in self._slots:
+            slot.kind = _STRING_KIND
+        self._params_at = ctypes.addressof(self._params)
+        self._result = _ReadVal()
+        self._result_at = ctypes.addressof(self._result)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._handles
+
+    def call(self, name: str, *args: str) -> str:
+        """Call the export ``name`` and run its post-return; its string result.
+
+        A trap or a host function's error raises :class:`wasmtime.WasmtimeError`; then the instance must
+        not be entered again.
+        """
+        handle = self._handles[name]
+        slots = self._slots
+        for slot, text in zip(slots, args, strict=False):
+            data = text.encode("utf-8")
+            slot.size = len(data)
+            slot.data = data  # wasmtime only reads it during the call: no copy is made here
+        try:
+            error = _func_call(handle, self.context, self._params_at, len(args), self._result_at, 1)
+        finally:
+            for slot in slots[: len(args)]:
+                slot.data = None
+        if error:
+            _raise(error)
+        result = self._result
+        try:
+            answer = ctypes.string_at(result.data, result.size).decode("utf-8") if result.size else ""
+        finally:
+            _val_delete(self._result_at)
+        error = _post_return(handle, self.context)
+        if error:
+            _raise(error)
+        return answer
 
 
 def define_host_function(
@@ -108,27 +186,28 @@ def define_host_function(
     Answers the ctypes callback, which the caller must keep alive as long as the linker and its instances.
     """
 
-    def host_function(_data: Any, context: Any, _type: Any, args: Any, nargs: int, results: Any, _n: int) -> int:
+    def host_function(_data: Any, context: int, _type: Any, args: int, nargs: int, results: int, _n: int) -> int:
         hooks.entered(context)
         try:
-            answer = function(*[_lift(args[index]) for index in range(nargs)])
+            answer = function(*[_read(args + index * _VAL_SIZE) for index in range(nargs)])
             if returns:
-                _lower(answer, results[0])
+                data = answer.encode("utf-8")
+                # a string wasmtime owns (it frees a host function's results)
+                c_uint8.from_address(results).value = _STRING_KIND
+                _byte_vec_new(results + StringVal.size.offset, len(data), data)
             return 0
         except BaseException as exc:  # kept for the runner to raise; the guest only sees that it failed
             failure.exception = exc
             error = capi.wasmtime_error_new(b"the host function failed")
-            return int(ctypes.cast(error, ctypes.c_void_p).value or 0)
+            return int(ctypes.cast(error, c_void_p).value or 0)
         finally:
             hooks.left(context)
 
     # wrapped by a call, not as a decorator: the ctypes callback type is untyped, and a decorator
     # would make mypy treat ``host_function`` itself as untyped
-    callback = capi.wasmtime_component_func_callback_t(host_function)
+    callback = _CALLBACK(host_function)
     encoded = name.encode("utf-8")
-    error = capi.wasmtime_component_linker_instance_add_func(
-        instance.ptr(), ctypes.create_string_buffer(encoded), len(encoded), callback, None, _NO_FINALIZER
-    )
+    error = _add_func(ctypes.cast(instance.ptr(), c_void_p), encoded, len(encoded), callback, None, _NO_FINALIZER)
     if error:
-        raise wasmtime.WasmtimeError._from_ptr(error)
+        _raise(error)
     return callback

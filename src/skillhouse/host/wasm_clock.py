@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Any
 
 import wasmtime
-from wasmtime import _ffi as capi
+
+from skillhouse.host.wasm_calls import set_epoch_deadline
 
 DEFAULT_TICK = 0.01
 
@@ -80,13 +80,16 @@ class EpochClock:
 
 
 class GuestBudget:
-    """The ticks one export call's guest code may run, paused while the host works for it."""
+    """The ticks one export call's guest code may run, paused while the host works for it.
 
-    def __init__(self, clock: EpochClock, store: wasmtime.Store, timeout: float) -> None:
+    ``context`` is the address of the store's context (:func:`~skillhouse.host.wasm_calls.context_address`).
+    """
+
+    def __init__(self, clock: EpochClock, context: int, timeout: float) -> None:
         self.clock = clock
         self.allowed = clock.ticks_for(timeout)
         self.used = 0
-        self._store = store
+        self._context = context
         self._since = 0
         self._entered = 0
 
@@ -95,20 +98,20 @@ class GuestBudget:
         self.clock.enter()
         # counted from before the deadline is set, so a tick between the two can only add to ``used``
         self._since = self.clock.ticks
-        self._store.set_epoch_deadline(self.allowed)
+        set_epoch_deadline(self._context, self.allowed)
 
     def stop(self) -> None:
         self.used += self.clock.ticks - self._since
         self.clock.leave()
 
-    def host_entered(self, _context: Any) -> None:
+    def host_entered(self, _context: int) -> None:
         self._entered = self.clock.ticks
         self.used += self._entered - self._since
 
-    def host_left(self, context: Any) -> None:
+    def host_left(self, context: int) -> None:
         self._since = self.clock.ticks
         if self._since != self._entered:  # the epoch moved while the host worked: those ticks were not the guest's
-            capi.wasmtime_context_set_epoch_deadline(context, max(1, self.allowed - self.used))
+            set_epoch_deadline(context, max(1, self.allowed - self.used))
 
     @property
     def exhausted(self) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import wasmtime
-from wasmtime.component import Component, Func, Instance, Linker
+from wasmtime.component import Component, Instance, Linker
 
 from skillhouse.guest import Host
 from skillhouse.host.wasm_build import (
@@ -36,7 +36,7 @@ from skillhouse.host.wasm_build import (
     ensure_component,
     make_engine,
 )
-from skillhouse.host.wasm_calls import HostFailure, HostHooks, call_export, define_host_function
+from skillhouse.host.wasm_calls import Exports, HostFailure, HostHooks, context_address, define_host_function
 from skillhouse.host.wasm_clock import EpochClock, GuestBudget
 
 HOST_INTERFACE = "skillhouse:agent/host@0.1.0"
@@ -112,8 +112,7 @@ class WasmRunner:
         self._budget: GuestBudget | None = None
         self._linker, self._callbacks = self._link()
         self._lock = threading.Lock()
-        self._store: wasmtime.Store | None = None
-        self._funcs: dict[str, Func] = {}
+        self._exports: Exports | None = None
         self.restarts = 0
 
     def list_tools(self) -> str:
@@ -127,8 +126,8 @@ class WasmRunner:
 
     def close(self) -> None:
         with self._lock:
-            self._store = None
-            self._funcs = {}
+            self._exports = None
+            self._budget = None
 
     def __enter__(self) -> WasmRunner:
         return self
@@ -146,18 +145,18 @@ class WasmRunner:
                 callbacks.append(define_host_function(interface, wit_name, function, returns, hooks, self._failure))
         return linker, callbacks
 
-    def _host_entered(self, context: Any) -> None:
+    def _host_entered(self, context: int) -> None:
         if self._budget is not None:
             self._budget.host_entered(context)
 
-    def _host_left(self, context: Any) -> None:
+    def _host_left(self, context: int) -> None:
         if self._budget is not None:
             self._budget.host_left(context)
 
-    def _instance(self) -> tuple[wasmtime.Store, dict[str, Func], GuestBudget]:
-        if self._store is None or self._budget is None:
+    def _instance(self) -> tuple[Exports, GuestBudget]:
+        if self._exports is None or self._budget is None:
             store = wasmtime.Store(self._engine)
-            budget = GuestBudget(self._clock, store, self.timeout)
+            budget = GuestBudget(self._clock, context_address(store), self.timeout)
             self._budget = budget
             budget.start()  # instantiation runs guest code too
             try:
@@ -165,16 +164,15 @@ class WasmRunner:
             finally:
                 budget.stop()
             funcs = {name: instance.get_func(store, name) for name in EXPORTS}
-            self._funcs = {name: func for name, func in funcs.items() if func is not None}
-            self._store = store
-        return self._store, self._funcs, self._budget
+            self._exports = Exports(store, {name: func for name, func in funcs.items() if func is not None})
+        return self._exports, self._budget
 
     def _call(self, export: str, *args: str) -> str:
         with self._lock:
-            store, funcs, budget = self._instance()
+            exports, budget = self._instance()
             budget.start()
             try:
-                return call_export(funcs[export], store, *args)
+                return exports.call(export, *args)
             except wasmtime.WasmtimeError as exc:
                 failed = exc
             except BaseException:
@@ -189,9 +187,8 @@ class WasmRunner:
             return _guest_failure(export, failed, budget.exhausted, self.timeout)
 
     def _discard(self) -> None:
-        self._store = None
+        self._exports = None
         self._budget = None
-        self._funcs = {}
         self.restarts += 1
 
 

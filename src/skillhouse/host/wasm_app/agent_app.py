@@ -30,13 +30,22 @@ def _current() -> Guest:
 
 
 class WitWorld:
-    """The exports of ``host/wit/agent.wit``."""
+    """The exports of ``host/wit/agent.wit``.
+
+    componentize-py calls these on one instance; the first call binds the instance's exports to the
+    guest's own methods, so later calls enter the guest without a frame of this class in between.
+    """
 
     def list_tools(self) -> str:
-        return _current().list_tools()
+        return self._bound().list_tools()
 
     def call_tool(self, name: str, arguments: str) -> str:
-        return _current().call_tool(name, arguments)
+        return self._bound().call_tool(name, arguments)
 
     def run_turn(self, request: str) -> str:
-        return _current().run_turn(request)
+        return self._bound().run_turn(request)
+
+    def _bound(self) -> Guest:
+        guest = _current()
+        vars(self).update(list_tools=guest.list_tools, call_tool=guest.call_tool, run_turn=guest.run_turn)
+        return guest
