@@ -163,7 +163,7 @@ class Gateway:
         self.audit = AuditLog(database)
         self.upstream = upstream or UpstreamClient()
         self.resolver = resolver
-        self.stored = StoredStateReader(database, self.credentials, self.keys)
+        self.stored = StoredStateReader(database, self.credentials)
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
         self.limits = RateLimits(database)
@@ -227,12 +227,12 @@ class Gateway:
             log.error("gateway failure releasing a call lease of tenant %s: %s", tenant, type(exc).__name__)
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
-        entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
+        changes = {k: v for k, v in values.items() if v is not None}
         if call.decision is not None:
-            entry = replace(entry, address=str(call.decision.address))
+            changes["address"] = str(call.decision.address)
         if call.match is not None:
-            entry = replace(entry, operation=call.match.operation.qualified)
-        return entry
+            changes["operation"] = call.match.operation.qualified
+        return replace(call.audit, decision=decision, **changes)
 
     def _record(self, call: _Call, decision: str, durable: bool = True, **values: Any) -> None:
         entry = self._entry(call, decision, **values)

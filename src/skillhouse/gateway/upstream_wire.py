@@ -28,6 +28,7 @@ import httpcore
 import httpx
 
 from skillhouse.gateway.addresses import IPAddress
+from skillhouse.gateway.egress import DEFAULT_PORTS
 
 
 @dataclass
@@ -158,6 +159,31 @@ class PinnedTransport(httpx.BaseTransport):
         core = httpcore.Request(request.method, url, headers=request.headers.raw, content=content, extensions=request.extensions)
         response = self._pool.handle_request(core)
         return httpx.Response(response.status, headers=response.headers, stream=_Body(response), request=request)
+
+    def open(
+        self, method: str, scheme: str, host: str, port: int, target: str, headers: list[tuple[bytes, bytes]],
+        content: bytes | None, extensions: dict[str, Any],
+    ) -> httpcore.Response:  # fmt: skip
+        """Send a request as :meth:`handle_request` would send the ``httpx.Request`` for it, without building one:
+        ``Host`` first, then ``headers`` (which carry none of ``Host``, ``Content-Length``, ``Transfer-Encoding``),
+        then the body's length. The answer is httpcore's, streamed: the caller reads its body and closes it."""
+        attempt = CURRENT.get()
+        if attempt is not None:
+            attempt.watched = True
+        default = DEFAULT_PORTS.get(scheme) == port
+        bracketed = f"[{host}]" if ":" in host else host
+        netloc = (bracketed if default else f"{bracketed}:{port}").encode("ascii")
+        method = method.upper()
+        if content:
+            sent = [(b"Host", netloc), *headers, (b"Content-Length", str(len(content)).encode("ascii"))]
+        elif method in ("POST", "PUT", "PATCH"):
+            sent = [(b"Host", netloc), (b"Content-Length", b"0"), *headers]
+        else:
+            sent = [(b"Host", netloc), *headers]
+        url = httpcore.URL(scheme=scheme.encode("ascii"), host=host.encode("ascii"), port=None if default else port,
+                           target=target.encode("ascii"))  # fmt: skip
+        core = httpcore.Request(method.encode("ascii"), url, headers=sent, content=content or b"", extensions=extensions)
+        return self._pool.handle_request(core)
 
     def close(self) -> None:
         self._pool.close()
