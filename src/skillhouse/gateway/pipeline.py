@@ -17,8 +17,8 @@ decision needs (tenant allow-list and gates, credentials, the key's row, whether
 ``gateway/stored_state.py``); when one may, the admission (``gateway/limits.py``);
 the claim, which also opens the request's audit row, committed durably before anything is sent; and
 the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
-On PostgreSQL each of the three is one statement, one round trip. A request without a key writes its
-audit row once, after it is decided.
+The read is one statement on both stores; on PostgreSQL the claim and the completion are too, one round
+trip each. A request without a key writes its audit row once, after it is decided.
 """
 
 from __future__ import annotations
