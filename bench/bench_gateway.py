@@ -250,13 +250,15 @@ unasked is discarded).
 
 SQLite runs in WAL mode with `synchronous=NORMAL`: every commit survives a killed process (the gateway's
 no-resend guarantee), not an OS crash or power cut. There the claim and the completion are each a
-two-statement transaction and the read four statements, all in-process calls. On PostgreSQL each of
-the three is one statement (`gateway/stored_state.py`, `gateway/key_audit.py`): the read a `UNION ALL`
-of the four reads; the claim an `INSERT ... ON CONFLICT DO NOTHING RETURNING` feeding the audit row's
-`INSERT` in one statement, committed synchronously so the key is on disk before the upstream is
+two-statement transaction, all in-process calls. On both stores the read is one statement, a `UNION ALL`
+of the five reads (`gateway/stored_state.py`); on PostgreSQL the claim and the completion are one
+statement each too (`gateway/key_audit.py`): the claim an `INSERT ... ON CONFLICT DO NOTHING RETURNING`
+feeding the audit row's `INSERT`, committed synchronously so the key is on disk before the upstream is
 called; the completion one statement whose `set_config('synchronous_commit', 'off', true)` makes its
-own transaction's commit asynchronous without `BEGIN` and `SET LOCAL` round trips. What is left per
-fresh request is those round trips, httpx to the upstream, and the gateway's own Python."""
+own transaction's commit asynchronous without `BEGIN` and `SET LOCAL` round trips. The upstream call goes
+to the gateway's pinned httpcore pool without an `httpx.Client`, `Request` or `Response` around it (the
+same bytes on the wire; no cookie jar shared between tenants), where direct pays for all three. What is
+left per fresh request is those round trips, the upstream call, and the gateway's own Python."""
 
 
 if __name__ == "__main__":

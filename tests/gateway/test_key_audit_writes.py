@@ -112,7 +112,7 @@ def test_one_statement_writes_are_refused_on_sqlite(database: Database) -> None:
 
 
 def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_key(database: Database) -> None:
-    credentials, keys = CredentialStore(database, SECRET_KEY), IdempotencyStore(database)
+    credentials = CredentialStore(database, SECRET_KEY)
     with database.transaction() as session:
         session.add_all([AllowedHostRow(tenant_id="t", host="a.example"), AllowedHostRow(tenant_id="other", host="b.example"),
                          TenantGateRow(tenant_id="t", matches="DELETE /bookings/{id}", reason="cancels")])  # fmt: skip
@@ -120,7 +120,7 @@ def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_k
     credentials.put("t", "hollowbrook.local", "header", "https-only", header="X-Key")  # https:443: redacted, not injected
     credentials.put("t", "elsewhere.example", "bearer", "other")
     KeyAuditWrites(database).claim(_key(), opening(_entry()))
-    reader = StoredStateReader(database, credentials, keys)
+    reader = StoredStateReader(database, credentials)
     target = parse_target("http://hollowbrook.local:8084/bookings")
 
     state = reader.read("t", target, "k1")

@@ -36,7 +36,8 @@ def decision_for(url: str, port: int) -> EgressDecision:
 
 
 class FailingStream(httpcore.NetworkStream):
-    """A connection that fails at one stage: ``tls``, ``write`` (after the first write) or ``read``."""
+    """A connection that fails at one stage: ``tls``, ``write`` (part way through the request: the
+    gateway sends it in one write) or ``read``."""
 
     def __init__(self, stage: str, error: BaseException) -> None:
         self.stage, self.error, self.written = stage, error, b""
@@ -45,7 +46,8 @@ class FailingStream(httpcore.NetworkStream):
         raise self.error if self.stage == "read" else httpcore.ReadError("no answer")
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if self.stage == "write" and self.written:
+        if self.stage == "write":
+            self.written += buffer[:16]
             raise self.error
         self.written += buffer
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, cast, get_args
 
 from cryptography.fernet import Fernet, InvalidToken
-from sqlalchemy import Table, bindparam, delete, select
+from sqlalchemy import Table, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from skillhouse.gateway.credential_input import Origin, check_opt_in, check_sendable, parse_origin, unsendable
@@ -42,7 +42,6 @@ from skillhouse.gateway.oauth_client import (
 from skillhouse.json_types import one_of
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import CredentialRow, OAuthConnectionRow, OAuthTokenRow
-from skillhouse.store.prepared import DriverTransaction, Prepared
 
 CredentialScheme = Literal["bearer", "basic", "header", "oauth2-client-credentials", "oauth2-authorization-code"]
 SCHEMES: tuple[CredentialScheme, ...] = ("bearer", "basic", "header")
@@ -125,14 +124,11 @@ def injects(origin_scheme: str, port: int, allow_http: bool, target: Target) -> 
 
 
 class CredentialStore:
-    """Write, list and delete a tenant's credentials; :meth:`for_target_later` is the gateway's reader."""
+    """Write, list and delete a tenant's credentials; :meth:`for_rows` reads those the gateway's stored-state
+    read found for a request (``gateway/stored_state.py``)."""
 
     def __init__(self, database: Database, secret_key: str | None) -> None:
         self.database = database
-        self._for_target = Prepared(
-            database,
-            select(*CREDENTIAL_COLUMNS).where(_TABLE.c.tenant_id == bindparam("tenant"), _TABLE.c.host == bindparam("host")),
-        )
         self._fernet: Fernet | None = None
         if secret_key:
             try:
@@ -256,14 +252,6 @@ class CredentialStore:
         if value is None:
             return None
         return where, AuthorizationCodeClient.unsealed(self.unseal(value, "an OAuth binding"))
-
-    def for_target_later(
-        self, transaction: DriverTransaction, tenant: str, target: Target
-    ) -> Callable[[], HostCredentials]:
-        """The headers to inject for a request to ``target`` (decrypted here and only here), read in the
-        caller's transaction: call the result for them."""
-        pending = transaction.send(self._for_target, {"tenant": tenant, "host": target.host})
-        return lambda: self.for_rows(target, pending.rows())
 
     def for_rows(self, target: Target, found: Sequence[tuple[Any, ...]]) -> HostCredentials:
         """From the host's rows (:data:`CREDENTIAL_COLUMNS`): the origin's injections and every secret of the host."""

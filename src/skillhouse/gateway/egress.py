@@ -14,6 +14,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from skillhouse.gateway.addresses import IPAddress, address_class, literal_address, parse_address
@@ -98,9 +99,13 @@ class EgressDecision:
 def fixed_address(table: Mapping[tuple[str, int], str], target: Target) -> tuple[IPAddress, int] | None:
     """The ``SKILLHOUSE_RESOLVE`` entry for the target: ``address`` or ``address:port``."""
     entry = table.get((target.host, target.port))
-    if entry is None:
-        return None
-    text, port = entry.strip(), target.port
+    return None if entry is None else _fixed_entry(entry, target.port)
+
+
+@lru_cache(maxsize=256)
+def _fixed_entry(entry: str, port: int) -> tuple[IPAddress, int]:
+    """An entry read once per spelling (a deployment has a handful): its address, and its port or ``port``."""
+    text = entry.strip()
     if text.startswith("["):
         inner, _, rest = text[1:].partition("]")
         text, port = inner, int(rest[1:]) if rest.startswith(":") else port

@@ -17,8 +17,8 @@ decision needs (tenant allow-list and gates, credentials, the key's row, whether
 ``gateway/stored_state.py``); when one may, the admission (``gateway/limits.py``);
 the claim, which also opens the request's audit row, committed durably before anything is sent; and
 the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
-On PostgreSQL each of the three is one statement, one round trip. A request without a key writes its
-audit row once, after it is decided.
+The read is one statement on both stores; on PostgreSQL the claim and the completion are too, one round
+trip each. A request without a key writes its audit row once, after it is decided.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class Gateway:
         self.audit = AuditLog(database)
         self.upstream = upstream or UpstreamClient()
         self.resolver = resolver
-        self.stored = StoredStateReader(database, self.credentials, self.keys)
+        self.stored = StoredStateReader(database, self.credentials)
         self.slots = TenantSlots(self.config.tenant_calls, self.config.tenant_wait_seconds)
         self.key_review = KeyReview(database)
         self.limits = RateLimits(database)
@@ -229,12 +229,12 @@ class Gateway:
             log.error("gateway failure releasing a call lease of tenant %s: %s", tenant, type(exc).__name__)
 
     def _entry(self, call: _Call, decision: str, **values: Any) -> AuditEntry:
-        entry = replace(call.audit, decision=decision, **{k: v for k, v in values.items() if v is not None})
+        changes = {k: v for k, v in values.items() if v is not None}
         if call.decision is not None:
-            entry = replace(entry, address=str(call.decision.address))
+            changes["address"] = str(call.decision.address)
         if call.match is not None:
-            entry = replace(entry, operation=call.match.operation.qualified)
-        return entry
+            changes["operation"] = call.match.operation.qualified
+        return replace(call.audit, decision=decision, **changes)
 
     def _record(self, call: _Call, decision: str, durable: bool = True, **values: Any) -> None:
         entry = self._entry(call, decision, **values)

@@ -1,13 +1,15 @@
 """Everything stored that a request's decision needs, read at once: allow-list, gates, credentials, key row,
 and whether a rate limit or an upstream's wait may hold the request (so a tenant without any pays nothing more).
 
-The reads run in autocommit (no ``BEGIN``/``COMMIT``, no lock). On SQLite they are four small
-statements the driver runs in the process. On PostgreSQL each statement is a round trip, and under
-many client threads a round trip costs far more of the process's CPU than the statement does (it
-releases and retakes the GIL), so the four are one ``UNION ALL``: each row carries a ``kind`` column
-saying which read it answers and its values in shared columns (text, numbers, JSON), unused ones NULL.
-Without a key the key's branch binds NULL, which matches no row. The limits branch answers at most one
-row: the first of the tenant's limits that may apply to the target, or of its upstream waits for the host.
+The read runs in autocommit (no ``BEGIN``/``COMMIT``, no lock) and is one statement on both databases:
+a ``UNION ALL`` of the five reads, each row carrying a ``kind`` column saying which read it answers and
+its values in shared columns (text, numbers, JSON), unused ones NULL. On PostgreSQL each statement is a
+round trip, and under many client threads a round trip costs far more of the process's CPU than the
+statement does (it releases and retakes the GIL); on SQLite the statements run in the process, but each
+one still costs a cursor, a release and retake of the GIL and the driver's bookkeeping, several times
+what SQLite spends answering these small reads. Without a key the key's branch binds NULL, which
+matches no row. The limits branch answers at most one row: whether any of the tenant's limits may apply
+to the target, or any of its upstream waits is for the host.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from skillhouse.gateway.credentials import CredentialStore, Injection
 from skillhouse.gateway.egress import Target
-from skillhouse.gateway.idempotency import KEY_COLUMNS, IdempotencyStore, KeyRow, key_row
+from skillhouse.gateway.idempotency import KEY_COLUMNS, KeyRow, key_row
 from skillhouse.gateway.matching import Gate
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, CredentialRow, IdempotencyRow, TenantGateRow
@@ -85,7 +87,7 @@ def _limits_read() -> Any:
 
 
 def _one_read() -> Any:
-    """The four reads as one PostgreSQL statement (see the module docstring)."""
+    """The five reads as one statement (see the module docstring)."""
     state, commitment, lease_until, expires_at, response = KEY_COLUMNS
     return union_all(
         _branch("host", [_HOSTS.c.host]).where(_HOSTS.c.tenant_id == _TENANT),
@@ -104,23 +106,17 @@ def _one_read() -> Any:
 
 
 class StoredStateReader:
-    """Reads a request's :class:`StoredState` in one round trip on PostgreSQL, one connection on SQLite."""
+    """Reads a request's :class:`StoredState` in one statement (one round trip on PostgreSQL)."""
 
-    def __init__(self, database: Database, credentials: CredentialStore, keys: IdempotencyStore) -> None:
+    def __init__(self, database: Database, credentials: CredentialStore) -> None:
         self.database = database
         self.credentials = credentials
-        self.keys = keys
-        self._hosts = Prepared(database, select(_HOSTS.c.host).where(_HOSTS.c.tenant_id == _TENANT))
-        self._gates = Prepared(database, select(_GATES.c.matches, _GATES.c.reason).where(_GATES.c.tenant_id == _TENANT))
-        self._limits = Prepared(database, _limits_read())
-        self._one_read = Prepared(database, _one_read()) if database.dialect == "postgresql" else None
+        self._one_read = Prepared(database, _one_read())
 
     def read(self, tenant: str, target: Target, key: str | None) -> StoredState:
         return read(self.database, lambda transaction: self._read(transaction, tenant, target, key))
 
     def _read(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
-        if self._one_read is None:
-            return self._read_each(transaction, tenant, target, key)
         values = {"tenant": tenant, "host": target.host, "key": key}
         hosts, gates, credentials, seen, limited = [], [], [], None, False
         for kind, text1, text2, text3, text4, number1, number2, document in transaction.rows(self._one_read, values):
@@ -136,17 +132,6 @@ class StoredStateReader:
                 seen = key_row((text1, text2, number1, number2, document))
         found = self.credentials.for_rows(target, credentials)
         return StoredState(hosts, gates, found.injections, found.secrets, seen, limited)
-
-    def _read_each(self, transaction: DriverTransaction, tenant: str, target: Target, key: str | None) -> StoredState:
-        hosts = transaction.rows(self._hosts, {"tenant": tenant})
-        gates = transaction.rows(self._gates, {"tenant": tenant})
-        credentials = self.credentials.for_target_later(transaction, tenant, target)
-        seen = None if key is None else self.keys.read_later(transaction, tenant, key)
-        limited = transaction.first(self._limits, {"tenant": tenant, "host": target.host}) is not None
-        tenant_gates = [_gate(matches, reason) for matches, reason in gates]
-        found = credentials()
-        return StoredState([host for (host,) in hosts], tenant_gates, found.injections, found.secrets,
-                           None if seen is None else seen(), limited)
 
 
 def _gate(matches: str, reason: str | None) -> Gate:

@@ -6,6 +6,13 @@ Every request goes through one seam, a transport chosen per checked address
 name up again, while the URL keeps its name: the ``Host`` header, TLS SNI and certificate
 verification are all for the name. Redirects come back as responses and are never followed here.
 
+The request goes straight to that transport, with no ``httpx.Client`` around it: a client keeps a
+cookie jar, and the transports are shared by every tenant and turn calling the same address, so an
+upstream's ``Set-Cookie`` to one tenant went out with the next tenant's request (and a request
+carried a header no approval or commitment covered). The upstream receives the canonical request's
+headers over :data:`DEFAULT_HEADERS`, nothing else; a client's redirect, auth and cookie machinery
+was also most of the Python a call spent outside the wire.
+
 Each call has an overall deadline (connect, send and every read together) and the answer is read
 in chunks up to a byte cap. A call ends in one of four ways:
 
@@ -30,7 +37,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import h11
@@ -118,6 +125,12 @@ class UpstreamResponse:
 
 TransportFactory = Callable[[EgressDecision], httpx.BaseTransport]
 
+_SET_BY_HTTPX = frozenset({"host", "content-length", "transfer-encoding"})
+"""Headers a caller setting them sends through httpx's own request (it spells them as httpx decides)."""
+DEFAULT_HEADERS = (("Accept", "*/*"), ("Accept-Encoding", "identity"), ("Connection", "keep-alive"),
+                   ("User-Agent", f"python-httpx/{httpx.__version__}"))
+"""Sent unless the request sets them: those an ``httpx.Client`` sends, with only ``identity`` accepted as an encoding."""
+
 
 def _field_of(exc: BaseException) -> str | None:
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol, httpcore.UnsupportedProtocol)):
@@ -164,17 +177,17 @@ class UpstreamClient:
         )  # fmt: skip
         self.max_response_bytes = max_response_bytes
         self.deadline_seconds = deadline_seconds
-        self._clients: dict[tuple[str, str, str, int], httpx.Client] = {}
+        self._transports: dict[tuple[str, str, str, int], httpx.BaseTransport] = {}
+        self._extensions = {"timeout": self.timeout.as_dict()}
         self._lock = threading.Lock()
 
-    def _client(self, decision: EgressDecision) -> httpx.Client:
+    def _transport(self, decision: EgressDecision) -> httpx.BaseTransport:
         key = (decision.target.scheme, decision.target.authority, str(decision.address), decision.port)
         with self._lock:
-            client = self._clients.get(key)
-            if client is None:
-                client = httpx.Client(transport=self._factory(decision), timeout=self.timeout, follow_redirects=False)
-                self._clients[key] = client
-            return client
+            transport = self._transports.get(key)
+            if transport is None:
+                transport = self._transports[key] = self._factory(decision)
+            return transport
 
     def send(
         self, decision: EgressDecision, method: str, url: str, headers: dict[str, str], body: str | None,
@@ -191,19 +204,28 @@ class UpstreamClient:
         except UnicodeEncodeError:
             raise NotSent(f"the body for {authority} is not encodable as UTF-8 (a lone surrogate); nothing was sent",
                           code="upstream-request-refused", field="body") from None  # fmt: skip
-        extensions = {} if target is None else {"target": target.encode("ascii")}
+        extensions = self._extensions if target is None else {**self._extensions, "target": target.encode("ascii")}
         # until the transport takes the request, everything is local: nothing can have been written
         attempt = Attempt(time.monotonic() + self.deadline_seconds, watched=True)
         scope = CURRENT.set(attempt)
         try:
-            client = self._client(decision)
-            request = client.build_request(method, url, headers=headers, content=content, extensions=extensions)
+            transport = self._transport(decision)
+            if isinstance(transport, PinnedTransport) and target is not None and not _SET_BY_HTTPX & {n.lower() for n in headers}:
+                # the gateway's own transport, without an httpx.Request and Response around httpcore's
+                # (the same bytes on the wire: tests/gateway/test_upstream_wire.py)
+                opened = transport.open(method, decision.target.scheme, decision.target.host, decision.target.port,
+                                        target, _raw(_with_defaults(headers)), content, extensions)  # fmt: skip
+                try:
+                    return self._read(opened.status, httpx.Headers(opened.headers), opened.iter_stream(), attempt, authority)
+                finally:
+                    opened.close()  # before the end of the body: the connection is closed, not pooled
+            request = httpx.Request(method, url, headers=_with_defaults(headers), content=content, extensions=extensions)
             attempt.watched = False  # a transport that reports its writes says so itself
-            response = client.send(request, stream=True)
+            response = transport.handle_request(request)
             try:
-                return self._read(response, attempt, authority)
+                return self._read(response.status_code, response.headers, response.iter_raw(), attempt, authority)
             finally:
-                response.close()  # before the end of the body: the connection is closed, not pooled
+                response.close()
         except (NotSent, MaybeSent, Withheld):
             raise
         except Exception as exc:
@@ -211,21 +233,23 @@ class UpstreamClient:
         finally:
             CURRENT.reset(scope)
 
-    def _read(self, response: httpx.Response, attempt: Attempt, authority: str) -> UpstreamResponse:
-        status, cap = response.status_code, self.max_response_bytes
+    def _read(self, status: int, found: httpx.Headers, body: Iterable[bytes], attempt: Attempt, authority: str) -> UpstreamResponse:
+        cap = self.max_response_bytes
         too_large = Withheld(f"{authority} answered {status} with more than the gateway accepts ({cap} bytes); "
                              "the request was done and is not resent", code="upstream-response-too-large", status=status)  # fmt: skip
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        encoding = found.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             raise Withheld(f"{authority} answered {status} encoded as {encoding!r} although the gateway asked for "
                            "identity; the request was done and is not resent", code="upstream-encoding-refused",
                            status=status)  # fmt: skip
-        declared = response.headers.get("content-length", "")
+        declared = found.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise too_large
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_raw():
+        for chunk in body:
+            if not chunk:
+                continue
             size += len(chunk)
             if size > cap:
                 raise too_large
@@ -233,15 +257,28 @@ class UpstreamClient:
             if attempt.expired():
                 raise MaybeSent(f"{authority} did not finish its answer within the call's deadline", cause="deadline-exceeded")
         headers: dict[str, str] = {}
-        for name, value in response.headers.multi_items():
+        for name, value in found.multi_items():
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         return UpstreamResponse(status, headers, b"".join(chunks).decode("utf-8", "replace"))
 
     def close(self) -> None:
         with self._lock:
-            for client in self._clients.values():
-                client.close()
-            self._clients.clear()
+            for transport in self._transports.values():
+                transport.close()
+            self._transports.clear()
+
+
+def _with_defaults(headers: dict[str, str]) -> list[tuple[str, str]]:
+    """:data:`DEFAULT_HEADERS` with ``headers`` over them (names compared without case), in that order."""
+    merged = {name.lower(): (name, value) for name, value in DEFAULT_HEADERS}
+    for name, value in headers.items():
+        merged[name.lower()] = (name, value)
+    return list(merged.values())
+
+
+def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    """Header names and values as httpx encodes them for the wire (ASCII, or ``UnicodeEncodeError``: nothing sent)."""
+    return [(name.encode("ascii"), value.encode("ascii")) for name, value in headers]
 
 
 def failure_details(exc: NotSent | MaybeSent | Withheld) -> JsonObject:
