@@ -28,14 +28,18 @@ def test_on_the_guest():
 
 
 # two tests on two workers: one worker sees the missing browser, the other the guest that ran
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2", "--dist", "load"]], ids=["one-process", "two-workers"])
+WORKERS = pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2", "--dist", "load"]],
+                                  ids=["one-process", "two-workers"])
 
 
 def run_tiny_suite(tmp_path: Path, ci: bool, workers: list[str]) -> subprocess.CompletedProcess[str]:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.real_parts"]\n')
     (tmp_path / "test_tiny.py").write_text(textwrap.dedent(TINY_TESTS))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "true" if ci else ""}
+    # only the plugins named: the installed ones (Schemathesis, Playwright, Hypothesis...) took most of a run's
+    # time to import, in each worker too; the outer run's own options (PYTEST_ADDOPTS) are not the tiny suite's
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env.update(PYTHONPATH=str(ROOT), CI="true" if ci else "", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers, "--rootdir", str(tmp_path),
          str(tmp_path)],
