@@ -29,9 +29,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# the suite includes tests/docs/test_site.py, which runs `mkdocs build --strict` (see `make docs`)
+# the suite includes tests/docs/test_site.py, which runs `mkdocs build --strict` (see `make docs`).
+# Two pytest-xdist workers, each given whole files (a module's shared fixture, a built wheel or a served
+# console, is set up once); `.venv/bin/pytest tests/x` alone runs in one process as before.
+PYTEST_WORKERS ?= 2
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 # the documentation site in site/ (strict: a broken link or a page missing from the nav fails)
 docs: $(STAMP)

@@ -9,7 +9,9 @@ Each runs whenever this machine has it, never only when someone remembered an en
 - the wasm guest: the runner tests build (or find cached) the component; a passed test run on it counts.
 
 A part that is missing skips the tests that need it, saying why, except under ``CI=true`` where it
-fails them. The run's last line says which parts ran (:func:`pytest_unconfigure`).
+fails them. The run's last line says which parts ran (:func:`pytest_unconfigure`); under pytest-xdist
+(``make test`` runs two workers) each worker keeps its own record and the controller adds them up
+(:func:`pytest_testnodedown`) before it writes that line or fails a CI run.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,15 +212,35 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # a pytest-xdist worker: the controller adds its record to its own
+        output[_WORKER_KEY] = {"ran": sorted(RECORD.ran), "missing": RECORD.missing}
+        return
     if in_ci() and RECORD.missing and exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+_WORKER_KEY = "skillhouse_real_parts"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Under pytest-xdist (``-n``) each worker keeps its own record: the controller takes in each one's as it ends,
+    so the last line and the CI=true check speak for the whole run."""
+    record = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if record is None:  # a worker that crashed sent none; its tests are reported failed already
+        return
+    RECORD.ran.update(record["ran"])
+    for part, why in record["missing"].items():
+        RECORD.missing.setdefault(part, why)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _cluster
-    # here rather than in pytest_terminal_summary, so the line comes after pytest's own summary
+    # here rather than in pytest_terminal_summary, so the line comes after pytest's own summary;
+    # a pytest-xdist worker's terminal goes nowhere: the controller writes the line for the run
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
+    if reporter is not None and not hasattr(config, "workerinput"):
         reporter.write_line(RECORD.line())
     if _cluster is not None:
         _cluster.stop()
