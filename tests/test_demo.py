@@ -34,9 +34,13 @@ def test_the_demo_books_once_charges_once_after_approval_and_stops_everything() 
     assert_all_stopped(output)
 
 
+def _as_a_background_job() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # what `make demo ARGS=--keep &` in a script inherits
+
+
 def test_the_kept_demo_serves_the_console_with_the_approval_until_ctrl_c() -> None:
     proc = subprocess.Popen([*DEMO, "--keep"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True, preexec_fn=_as_a_background_job)
     assert proc.stdout is not None
     seen: list[str] = []
     try:

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -298,11 +299,24 @@ def _ok(response: httpx.Response) -> Any:
     return response.json()
 
 
+def _stop_on_signals() -> None:
+    """Ctrl-C and ``kill`` (SIGTERM) stop the demo and everything it started. SIGINT is handled even when it
+    came in ignored, as a background job of a non-interactive shell inherits it: Ctrl-C is how ``--keep``
+    says to stop, and without this such a demo could only be killed, leaving serve and the house running."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make demo", description="The Hollowbrook guesthouse end to end.")
     parser.add_argument("--keep", action="store_true",
                         help="leave serve running afterwards and print the console's URL and a token (Ctrl-C stops it)")
     options = parser.parse_args(argv)
+    _stop_on_signals()
     try:
         run_demo(keep=options.keep)
     except DemoFailed as exc:
