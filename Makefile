@@ -58,6 +58,7 @@ $(BENCH_STAMP): pyproject.toml
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
+# the gateway section measures PostgreSQL too when SKILLHOUSE_TEST_POSTGRES_URL is set (a missing one is a shortfall line)
 bench: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python bench/run.py
 
