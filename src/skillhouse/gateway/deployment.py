@@ -52,12 +52,6 @@ def upstream_transport(settings: Settings) -> TransportFactory | None:
     return lambda decision: PinnedTransport(decision.address, decision.port, ssl_context=context)
 
 
-def upstream_client(settings: Settings) -> UpstreamClient:
-    """The upstream client: pinned to checked addresses, verifying TLS against ``upstream_ca`` when set."""
-    return UpstreamClient(upstream_transport(settings), max_response_bytes=settings.upstream_max_bytes,
-                          deadline_seconds=settings.upstream_deadline_seconds)
-
-
 def make_gateway(settings: Settings, database: Database) -> Gateway:
     """A gateway over ``database`` configured by ``settings`` (the caller closes it). A token endpoint is
     reached as an upstream is: a private CA that verifies the APIs verifies their authorization servers too."""
