@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from skillhouse.compiler.expansion import Expansions, new_expansions
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
@@ -28,6 +29,8 @@ class OperationContext:
     text_lines: list[str]
     types: dict[str, JsonSchema]
     errors: list[SkillError] = field(default_factory=list)
+    expansions: Expansions = field(default_factory=new_expansions)
+    """The package's expanded types so far (:func:`skillhouse.compiler.expansion.expand_types`), shared by its operations."""
 
     def error(self, code: str, message: str, *path: str | int) -> None:
         self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))

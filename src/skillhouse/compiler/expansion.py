@@ -18,8 +18,8 @@ from skillhouse.json_types import JsonSchema
 
 TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
-# Every JSON value takes at least one byte, so more nodes than the byte limit can never fit.
-_NODE_BUDGET = SCHEMA_LIMIT * 2
+NODE_BUDGET = SCHEMA_LIMIT * 2
+"""Nodes an expansion may build: every JSON value takes at least one byte, so more can never fit."""
 # Keywords whose value is data (a "$ref" key in an example is not a reference), and maps of names to schemas.
 _DATA = frozenset({"enum", "const", "default", "examples", "example"})
 _NAMED = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas", "definitions"})
@@ -54,20 +54,40 @@ class _Expanded:
     """Type names replaced by ``{"type": "object"}`` inside: the value depends on them being on the stack."""
 
 
-def expand_types(schema: Any, types: dict[str, JsonSchema]) -> Any:
+Expansions = dict[str, _Expanded]
+"""Types already expanded, by name: pass one to :func:`expand_types` for every schema of one set of types."""
+
+
+def expand_types(schema: Any, types: dict[str, JsonSchema], expansions: Expansions | None = None) -> Any:
     """Return ``schema`` with every ``#/types/Name`` reference replaced by the type's schema.
 
     Raises :class:`UnknownType` for a reference that is not to a type in ``types`` and
     :class:`TooLarge` when the expansion cannot fit in :data:`SCHEMA_LIMIT` bytes.
+
+    ``expansions`` (from :func:`new_expansions`) keeps each type's expansion for the next schema, so
+    a package's operations expand a shared type once rather than once each; it is valid while no
+    type of ``types`` changes (types may be added). Each schema still spends its own node budget
+    for every type it uses, so the size limit holds exactly as without it. Expanded subtrees are
+    shared between the schemas (never mutate them).
     """
-    memo: dict[str, _Expanded] = {}
-    budget = [_NODE_BUDGET]
+    memo: Expansions = {} if expansions is None else expansions
+    budget = [NODE_BUDGET]
     return _expand(schema, types, (), memo, budget).value
+
+
+def new_expansions() -> Expansions:
+    """An empty store of expanded types for :func:`expand_types`."""
+    return {}
 
 
 def compact_size(schema: Any) -> int:
     """Bytes of the compact UTF-8 JSON of ``schema``: the measure of the size cap."""
     return len(_compact(schema).encode("utf-8"))
+
+
+def compact_json(schema: Any) -> str:
+    """The compact JSON text of ``schema`` (non-ASCII as is) that :func:`compact_size` measures."""
+    return str(_compact(schema))
 
 
 def _spend(budget: list[int], nodes: int) -> None:

@@ -5,16 +5,15 @@ Both give the tool's schema (every ``#/types`` reference expanded) and the names
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 
 from skillhouse.compiler.context import ARGUMENT_NAME, OperationContext, check_one_place, name_list
-from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, expand_types
+from skillhouse.compiler.expansion import NODE_BUDGET, SCHEMA_LIMIT, TooLarge, UnknownType, expand_types
 from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
-from skillhouse.skill.errors import SkillError
+from skillhouse.skill.errors import SkillError, close_matches
 
 NO_BODY = ("GET", "HEAD")
 TYPE_QUALIFIERS = ("integer", "number", "boolean")
@@ -49,7 +48,7 @@ def flat_form(
                     index,
                 )
             elif name not in sendable:
-                near = difflib.get_close_matches(name, sorted(sendable), n=1)
+                near = close_matches(name, sorted(sendable), n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else ""
                 ctx.error(
                     codes.UNKNOWN_QUALIFIER,
@@ -111,7 +110,11 @@ def schema_form(
         ctx.error(codes.INVALID_SCHEMA, f"schema {problem}", "operation", "schema")
         return None
     try:
-        schema = expand_types(parsed, ctx.types)
+        # Written without a reference and too short to hold more nodes than the expansion allows, the
+        # schema is its own expansion: the copy would change nothing. No "$ref" in the text and no
+        # "\u00" escape (which could spell one: "\u0024ref") means no key "$ref" anywhere in it.
+        plain = isinstance(raw, str) and len(raw) <= NODE_BUDGET and "$ref" not in raw and "\\u00" not in raw
+        schema = parsed if plain else expand_types(parsed, ctx.types, ctx.expansions)
     except UnknownType as exc:
         ctx.error(codes.UNKNOWN_TYPE, exc.reason, "operation", "schema")
         return None

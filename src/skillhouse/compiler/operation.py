@@ -7,7 +7,6 @@ schema plus the location of every argument. Every problem is collected; nothing 
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -18,6 +17,7 @@ from skillhouse.compiler.model import ENCODINGS, PATH_STYLES, QUERY_STYLES, Argu
 from skillhouse.compiler.urls import check_url, gate_matches, path_of
 from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
+from skillhouse.skill.errors import close_matches
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty", "defaults"}
@@ -36,7 +36,7 @@ def check_file_keys(ctx: OperationContext) -> None:
     """Refuse top-level frontmatter keys other than ``operation`` and ``approval`` (a typo hides an operation)."""
     for key in ctx.front.data:
         if key not in FILE_KEYS:
-            near = difflib.get_close_matches(key, FILE_KEYS, n=1)
+            near = close_matches(key, FILE_KEYS, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else f"; allowed: {', '.join(FILE_KEYS)}"
             ctx.error(codes.INVALID_FRONTMATTER, f"unknown key {key!r}{hint}", key)
 
@@ -78,7 +78,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
             if written_as_schema and key in FLAT_ONLY:
                 message = f"{key!r} is a flat-list key; with 'schema:' the types and required fields come from the schema"
             else:
-                near = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                near = close_matches(str(key), sorted(allowed), n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else ""
                 message = f"unknown operation key {key!r}{hint}"
             ctx.error(codes.INVALID_OPERATION, message, "operation", key)

@@ -16,6 +16,7 @@ from skillhouse.compiler.annotations import neutral_tool
 from skillhouse.compiler.canonical import canonical_json, canonical_parts
 from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.eager_tools import EAGER_NAMES
+from skillhouse.compiler.expansion import new_expansions
 from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.compiler.model import OperationDecl
 from skillhouse.compiler.naming import tool_name
@@ -81,6 +82,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     documents: list[OperationDocument] = []
     gates: list[JsonObject] = []
     names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_NAMES}
+    expansions = new_expansions()  # each shared type expanded once for the whole package
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
         if problem is not None:
@@ -101,6 +103,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
             front=front,
             text_lines=md.text.splitlines(),
             types=package.types,
+            expansions=expansions,
         )
         check_file_keys(ctx)
         if "operation" not in front.data:

@@ -98,4 +98,66 @@ def types_file(types: dict[str, JsonSchema]) -> str:
 
 
 def _dump(data: JsonObject) -> str:
+    fast = _block_yaml(data)
+    if fast is not None:
+        return fast
     return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000))
+
+
+# PyYAML's dumper builds events and runs its resolver on every scalar: about a fifth of an import's
+# rendering. The operation blocks it dumps are nearly always a mapping of mappings, lists and names
+# whose text is known without it: a string PyYAML writes plain (it starts with a letter, "/" or "_",
+# has no space, no "#", no character YAML reads specially at its start, does not end in ":", and is
+# none of the words YAML 1.1 reads as a boolean or null), an int, a bool. Anything else is dumped by
+# PyYAML, so the text is always byte for byte its own (a test holds the two equal on generated data).
+_SAFE_PLAIN = re.compile(r"[A-Za-z/_][A-Za-z0-9_./{}:@!$&'()*+,;=%~?-]{0,199}")
+_NOT_STRINGS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
+_SAFE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
+
+
+def _plain(value: object) -> str | None:
+    """``value`` as PyYAML writes it plain, or ``None`` when this cannot be sure of it."""
+    if type(value) is str:
+        if _SAFE_PLAIN.fullmatch(value) and value[-1] != ":" and value.lower() not in _NOT_STRINGS:
+            return value
+        return None
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return str(value)
+    return None
+
+
+def _block_yaml(data: JsonObject, indent: str = "") -> str | None:
+    """``data`` as ``yaml.dump(data, default_flow_style=False, sort_keys=False)`` writes it, or ``None``."""
+    lines: list[str] = []
+    for key, value in data.items():
+        if type(key) is not str or not _SAFE_KEY.fullmatch(key) or key.lower() in _NOT_STRINGS:
+            return None
+        kind = type(value)
+        if kind is dict:
+            if not value:
+                lines.append(f"{indent}{key}: {{}}\n")
+                continue
+            inner = _block_yaml(value, indent + "  ")
+            if inner is None:
+                return None
+            lines.append(f"{indent}{key}:\n{inner}")
+        elif kind is list:
+            if not value:
+                lines.append(f"{indent}{key}: []\n")
+                continue
+            lines.append(f"{indent}{key}:\n")
+            for item in value:
+                text = _plain(item)
+                if text is None:
+                    return None
+                lines.append(f"{indent}- {text}\n")
+        else:
+            text = _plain(value)
+            if text is None:
+                return None
+            lines.append(f"{indent}{key}: {text}\n")
+    return "".join(lines)

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillhouse.compiler.expansion import SCHEMA_LIMIT, TooLarge, UnknownType, compact_size, expand_types
+from skillhouse.compiler.expansion import (
+    SCHEMA_LIMIT,
+    Expansions,
+    TooLarge,
+    UnknownType,
+    compact_json,
+    compact_size,
+    expand_types,
+)
 from skillhouse.json_types import JsonObject, JsonSchema
 
 TYPE_PREFIX = "#/types/"
@@ -26,10 +34,17 @@ class _OutOfBudget(Exception):
     pass
 
 
-def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema]) -> int | None:
-    """Bytes of ``schema`` as the compiler will expand it; ``None`` when far over the cap."""
+def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema], expansions: Expansions | None = None) -> int | None:
+    """Bytes of ``schema`` as the compiler will expand it; ``None`` when far over the cap.
+
+    ``expansions`` is kept across the operations of one import (see :func:`expand_types`): the
+    converter only adds types, and a type it drops (its conversion failed) was never expanded.
+    """
+    text = compact_json(schema)
+    if '"$ref"' not in text:  # no reference anywhere: the schema is its own expansion
+        return len(text.encode("utf-8"))
     try:
-        return compact_size(expand_types(schema, types))
+        return compact_size(expand_types(schema, types, expansions))
     except TooLarge:
         return None
     except (UnknownType, RecursionError):

@@ -9,14 +9,13 @@ written always passes ``skillhouse check``. One defective operation never costs 
 from __future__ import annotations
 
 import fnmatch
-import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from skillhouse.compiler.expansion import SCHEMA_LIMIT
+from skillhouse.compiler.expansion import SCHEMA_LIMIT, Expansions, new_expansions
 from skillhouse.compiler.release import CompiledSkill, compile_package
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.curation import RECORD_FILE, CurationRun
@@ -134,11 +133,12 @@ def _convert(
     if curation is not None:  # curation hook: hide, rename and redescribe before building
         wanted = curation.select(found, wanted)
     conv = SchemaConverter(document)
+    expansions = new_expansions()
     rendered: dict[str, MarkdownFile] = {}
     outcomes: dict[str, OperationOutcome] = {}
     listing: list[tuple[str, str]] = []
     for index, item in enumerate(wanted):
-        outcome, markdown = _one(conv, document, item, base_urls[0], server is None)
+        outcome, markdown = _one(conv, document, item, base_urls[0], server is None, expansions)
         if curation is not None:  # curation hook: arguments and approval of the built operation
             outcome, markdown = curation.finish(item.stem, outcome, markdown, conv.types)
         outcomes[item.stem] = outcome
@@ -168,7 +168,7 @@ def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
 
 
 def _one(
-    conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool
+    conv: SchemaConverter, document: SpecDocument, item: _Found, base_url: str, own_servers: bool, expansions: Expansions
 ) -> tuple[OperationOutcome, MarkdownFile | None]:
     def outcome(status: Status, notes: list[str]) -> OperationOutcome:
         return OperationOutcome(item.stem, item.method, item.path, status, tuple(dict.fromkeys(notes)))
@@ -181,7 +181,7 @@ def _one(
         url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
         built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_spot, item.op_spot)
         notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_spot)]
-        size = expanded_size(built.schema, conv.types)
+        size = expanded_size(built.schema, conv.types, expansions)
         if size is None or size > SCHEMA_LIMIT:
             fitted = fit_schema(built.schema, conv.types)
             if fitted is None:
@@ -209,6 +209,8 @@ def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
     """``exc``, raised converting ``method path``, located for the report."""
     pointer = "/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + method.lower()
     package = Path(__file__).resolve().parent.parent
+    import traceback  # here: only a converter bug needs it, and its import is slow
+
     raised_at = "unknown"
     for frame in traceback.extract_tb(exc.__traceback__):
         source = Path(frame.filename).resolve()

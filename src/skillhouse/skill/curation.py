@@ -15,7 +15,6 @@ Everything here is pure: parsing, resolving entries to operations, and the packa
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -24,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError
+from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError, close_matches
 from skillhouse.skill.frontmatter import decode_utf8, parse_yaml_mapping
 
 CURATION_FILE: Final = "curation.yaml"
@@ -281,7 +280,7 @@ def stale_operation_message(key: str, operations: Sequence[OperationIdentity]) -
         names = [f"{op.method} {op.path}" for op in operations if op.method == method.upper()]
     else:
         names = [op.operation_id for op in operations if op.operation_id]
-    near = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    near = close_matches(key, names, n=1, cutoff=0.75)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     return (
         f"operations.{key}: the spec has no operation {key!r}{hint}; it was removed or renamed. "
@@ -291,7 +290,7 @@ def stale_operation_message(key: str, operations: Sequence[OperationIdentity]) -
 
 def unknown_argument_message(key: str, argument: str, arguments: Iterable[str]) -> str:
     known = sorted(arguments)
-    near = difflib.get_close_matches(argument, known, n=1)
+    near = close_matches(argument, known, n=1)
     hint = f"did you mean {near[0]!r}? " if near else ""
     return (
         f"operations.{key}.arguments.{argument}: the operation has no argument {argument!r}; {hint}"
@@ -367,5 +366,5 @@ def record_text(curation: Curation, operations: Sequence[dict[str, Any]], proble
 
 
 def _hint(word: str, choices: Iterable[str]) -> str:
-    near = difflib.get_close_matches(word, list(choices), n=1)
+    near = close_matches(word, list(choices), n=1)
     return f" (did you mean {near[0]!r}?)" if near else ""

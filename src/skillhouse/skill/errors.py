@@ -5,6 +5,7 @@ Codes are stable (tests and tools match on them); messages are for people and ma
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -76,3 +77,11 @@ class SkillPackageError(CallerError):
     def __init__(self, errors: list[SkillError]) -> None:
         self.errors = sorted(errors)
         super().__init__("\n".join(str(e) for e in self.errors))
+
+
+def close_matches(word: str, choices: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """``difflib.get_close_matches``, imported on the first misspelling: the import is a noticeable
+    part of a clean compile's start-up, which never needs it."""
+    from difflib import get_close_matches
+
+    return get_close_matches(word, list(choices), n=n, cutoff=cutoff)

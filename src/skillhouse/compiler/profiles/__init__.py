@@ -83,9 +83,11 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     ``listings`` (present only when one is) names the profiles whose whole tool list breaks a limit of
     its own, such as OpenAI's 128 tools per request, with the reason and what to do instead.
     """
-    profiles = {
-        profile: {str(tool["name"]): adapt(tool, profile).report() for tool in tools} for profile in PROFILES
-    }
+    profiles: dict[str, JsonObject] = {profile: {} for profile in PROFILES}
+    for tool in tools:  # one tool through every profile in a row: what they share of it is found once
+        name = str(tool["name"])
+        for profile in PROFILES:
+            profiles[profile][name] = adapt(tool, profile).report()
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:

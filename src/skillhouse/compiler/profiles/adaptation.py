@@ -129,9 +129,7 @@ def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters
     """Refuse the tool when a property name anywhere in ``schema`` breaks the provider's pattern."""
     if rules.property_name is None:
         return
-    names: list[str] = []
-    _collect_property_names(schema, names)
-    if all(rules.property_name.fullmatch(name) for name in names):
+    if all(rules.property_name.fullmatch(name) for name in property_names(schema)):
         return  # the usual case, settled without building a pointer per property
     for where, key in _property_names(schema, path):
         if not rules.property_name.fullmatch(key):
@@ -141,19 +139,40 @@ def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters
             )
 
 
-def _collect_property_names(node: Any, names: list[str]) -> None:
-    """Every property name anywhere in ``node``, as :func:`_property_names` walks it."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "properties" and isinstance(value, dict):
-                names.extend(value)
-                for sub in value.values():
-                    _collect_property_names(sub, names)
-            else:
-                _collect_property_names(value, names)
-    elif isinstance(node, list):
-        for item in node:
-            _collect_property_names(item, names)
+_last_names: tuple[object, frozenset[str]] = (None, frozenset())
+"""The schema whose names were collected last, held (so its identity cannot be reused), and its names."""
+
+
+def property_names(schema: Any) -> frozenset[str]:
+    """Every property name anywhere in ``schema`` (as :func:`_property_names` walks it).
+
+    The compatibility report asks for one tool's names once per profile in a row, so the last
+    schema's names are kept: profiles never change the schema they adapt.
+    """
+    global _last_names
+    held, names = _last_names
+    if held is schema:
+        return names
+    found: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for key, value in node.items():
+                kind = type(value)
+                if kind is dict:
+                    if key == "properties":  # a map of names to schemas: its keys are names, never keywords
+                        found.extend(value)
+                        stack.extend(sub for sub in value.values() if type(sub) is dict or type(sub) is list)
+                    else:
+                        stack.append(value)
+                elif kind is list:
+                    stack.append(value)
+        elif type(node) is list:
+            stack.extend(item for item in node if type(item) is dict or type(item) is list)
+    names = frozenset(found)
+    _last_names = (schema, names)
+    return names
 
 
 def _property_names(node: Any, path: str) -> list[tuple[str, str]]:
