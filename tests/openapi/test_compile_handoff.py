@@ -1,4 +1,4 @@
-"""The wizard hands the compiler the operation files' data as rendered: exactly what reading them gives.
+"""The wizard hands the compiler the operation files' and SKILL.md's data as rendered: exactly what reading them gives.
 
 Its compile skips parsing the files it has just written; these tests hold the handed data to the
 reader's parse of the written text (data, key order and value types, body and its line) on every
@@ -22,7 +22,7 @@ from tests.openapi.specs import SPECS, import_of, openapi, spec_of
 from skillhouse.compiler.release import compile_package
 from skillhouse.openapi import ImportResult, import_openapi, spec_from_data, wizard
 from skillhouse.skill.frontmatter import split_markdown
-from skillhouse.skill.package import SkillPackage
+from skillhouse.skill.package import SkillPackage, read_package
 
 
 @contextmanager
@@ -38,6 +38,9 @@ def handed_packages() -> Iterator[list[SkillPackage]]:
 
 
 def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
+    read_manifest, errors = read_package(first.name, {"SKILL.md": result.files["SKILL.md"]}, label="")
+    assert errors == [] and read_manifest.manifest is not None and first.manifest is not None
+    assert repr(first.manifest) == repr(read_manifest.manifest)
     operation_files = sorted(f for f in result.files if f not in ("SKILL.md", "types.json"))
     assert [md.path for md in first.files] == operation_files
     for md in first.files:
@@ -77,13 +80,15 @@ texts = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(params=parameters, summary=texts, description=texts, media=st.sampled_from(["application/json", "application/x-www-form-urlencoded", "text/plain"]))
+@given(params=parameters, summary=texts, description=texts, media=st.sampled_from(["application/json", "application/x-www-form-urlencoded", "text/plain"]),
+       title=texts, version=texts | st.sampled_from(["1.0.0", "2018-11-08", "1.0", "v2", "1001.0.0-SNAPSHOT", "yes", "12:30"]))
 def test_the_data_handed_to_the_compiler_is_what_reading_fuzzed_operations_gives(
-    params: list[dict[str, Any]], summary: str, description: str, media: str
+    params: list[dict[str, Any]], summary: str, description: str, media: str, title: str, version: str
 ) -> None:
     body = {"content": {media: {"schema": {"type": "object", "properties": {"a b": {"type": "number", "enum": [1, 1.5]}}}}}}
     spec = openapi({"/things/{id}": {"post": {"operationId": summary or "op", "summary": summary, "description": description,
                                               "parameters": params, "requestBody": body}}})
+    spec["info"] = {"title": title, "version": version, "description": f"{title}: {description}"}
     with handed_packages() as seen:
         result = import_openapi(spec_from_data(spec))
     assert result.compiled is not None and seen

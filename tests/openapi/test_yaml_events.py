@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.corpus import CORPUS
 
 from skillhouse.openapi import yaml_events
-from skillhouse.openapi.document import SpecError, _SpecLoader, parse_spec_text
+from skillhouse.openapi.document import SpecError, parse_spec_text, spec_loader
 
 
 def same(one: Any, two: Any) -> bool:
@@ -29,7 +29,7 @@ def same(one: Any, two: Any) -> bool:
 
 
 def pyyaml(text: str) -> Any:
-    return yaml.load(text, Loader=_SpecLoader)
+    return yaml.load(text, Loader=spec_loader())
 
 
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.yaml")), ids=lambda p: p.name)

@@ -63,14 +63,23 @@ def _prepared(value: Any) -> Any:
         for key, item in value.items():
             if type(key) is not str or not key.isascii():
                 raise _Slow  # UTF-16 and code-point order may differ
+            if type(item) is str:  # most members: settled here, without a call
+                continue
             ready = _prepared(item)
             if ready is not item:
                 changed = changed if changed is not None else dict(value)
                 changed[key] = ready
         return value if changed is None else changed
     if kind is list or kind is tuple:
-        items = [_prepared(item) for item in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        copied: list[Any] | None = None
+        for index, item in enumerate(value):
+            if type(item) is str:
+                continue
+            ready = _prepared(item)
+            if ready is not item:
+                copied = copied if copied is not None else list(value)
+                copied[index] = ready
+        return value if copied is None else copied
     if kind is int:
         if -_LIMIT <= value <= _LIMIT:
             return value

@@ -1,10 +1,24 @@
 """The OpenAPI wizard: Swagger 2.0 and OpenAPI 3.0/3.1 specs to skill packages the compiler accepts."""
 
-from skillhouse.openapi.curation import CurationRun, curation_of
+from typing import TYPE_CHECKING, Any
+
 from skillhouse.openapi.document import SpecDocument, SpecError, load_spec, spec_from_data
 from skillhouse.openapi.references import RefPolicy, RefProblem
 from skillhouse.openapi.report import ImportReport, OperationOutcome
 from skillhouse.openapi.wizard import ImportResult, import_openapi, write_skill
+
+if TYPE_CHECKING:
+    from skillhouse.openapi.curation import CurationRun, curation_of
+
+
+def __getattr__(name: str) -> Any:
+    # The curation run is loaded when asked for: an import without a curation.yaml never needs it.
+    if name in ("CurationRun", "curation_of"):
+        from skillhouse.openapi import curation
+
+        return getattr(curation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CurationRun",

@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import quote
 
-import yaml
-
 from skillhouse.compiler.expansion import TooLarge, UnknownType, expand_types
 from skillhouse.compiler.operation import FORBIDDEN_HEADERS
 from skillhouse.compiler.urls import path_of
@@ -289,6 +287,8 @@ def _with_approval(markdown: MarkdownFile, approval: dict[str, str] | None) -> M
     if approval is None or front is None:
         return markdown
     head, body = markdown.text[: len(markdown.text) - len(front.body)], front.body
+    import yaml  # here: only a curated approval needs it
+
     block = yaml.safe_dump({"approval": approval}, sort_keys=False, allow_unicode=True, width=1_000_000)
     text = head.removesuffix("---\n") + block + "---\n" + body
     added = block.count("\n")

@@ -10,16 +10,14 @@ Nothing here converts: it only finds nodes.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import yaml
+from typing import Any
 
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonObject
-from skillhouse.openapi import yaml_events
 from skillhouse.openapi.references import (
     BAD_POINTER,
     CYCLE,
@@ -47,21 +45,19 @@ class SpecError(CallerError):
     code = "invalid-spec"
 
 
-if TYPE_CHECKING:
-    from yaml import SafeLoader as _SafeLoader
-else:
-    # the C loader when libyaml is there (much faster on large specs), the pure-Python one otherwise
-    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@functools.cache
+def spec_loader() -> Any:
+    """PyYAML's safe loader (the C one where libyaml is built in) without timestamp resolution:
+    ``2020-01-01`` stays the string the spec wrote. Made on first use: a JSON spec never loads PyYAML."""
+    import yaml
 
-
-class _SpecLoader(_SafeLoader):
-    """The C safe loader without timestamp resolution: ``2020-01-01`` stays the string the spec wrote."""
-
-
-_SpecLoader.yaml_implicit_resolvers = {
-    first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader: Any = type("SpecLoader", (base,), {"__doc__": spec_loader.__doc__})
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return loader
 
 
 def parse_spec_text(data: bytes, where: str) -> Any:
@@ -86,11 +82,15 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         del text
         encoded = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data  # the text's exact UTF-8
         del data
+    import yaml  # here: a JSON spec never needs it
+
+    from skillhouse.openapi import yaml_events
+
     try:
         try:
             return yaml_events.load(encoded)
         except yaml_events.Unsupported:
-            return yaml.load(encoded.decode("utf-8"), Loader=_SpecLoader)
+            return yaml.load(encoded.decode("utf-8"), Loader=spec_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""

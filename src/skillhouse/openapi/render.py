@@ -9,14 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
 
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 MAX_DESCRIPTION = 1024
 
 
@@ -65,8 +62,14 @@ def _prose(summary: str, description: str, built: BuiltOperation) -> str:
     return f"{first}\n\n{description}"
 
 
-def manifest_file(name: str, info: JsonObject, base_urls: list[str], security: list[str], listing: list[tuple[str, str]]) -> str:
-    """SKILL.md: Agent Skills frontmatter and instructions drawn from the spec's ``info``."""
+def manifest_file(
+    name: str, info: JsonObject, base_urls: list[str], security: list[str], listing: list[tuple[str, str]]
+) -> MarkdownFile:
+    """SKILL.md: Agent Skills frontmatter and instructions drawn from the spec's ``info``.
+
+    It comes with the frontmatter data its text was rendered from, as operation files do (see
+    :func:`operation_markdown`), so the wizard's compile need not parse it (nor load PyYAML to).
+    """
     title = " ".join(clean_text(info.get("title")).split()) or name
     about = clean_text(info.get("description")).strip()
     first = next((p for p in re.split(r"\n\s*\n", about) if p.strip()), "")
@@ -79,7 +82,8 @@ def manifest_file(name: str, info: JsonObject, base_urls: list[str], security: l
     version = info.get("version")
     if isinstance(version, str | int | float) and not isinstance(version, bool):
         metadata["version"] = clean_text(str(version))[:64]
-    front = _dump({"name": name, "description": description, "metadata": metadata})
+    data: JsonObject = {"name": name, "description": description, "metadata": metadata}
+    front = _dump(data)
     parts = [f"# {title}", about] if about else [f"# {title}"]
     if base_urls:
         parts.append("Requests go to " + ", ".join(f"`{u}`" for u in base_urls) + ".")
@@ -90,7 +94,9 @@ def manifest_file(name: str, info: JsonObject, base_urls: list[str], security: l
         )
     if listing:
         parts.append("## Operations\n\n" + "\n".join(f"- `{stem}`: {summary}" if summary else f"- `{stem}`" for stem, summary in listing))
-    return f"---\n{front}---\n" + "\n\n".join(parts) + "\n"
+    head = f"---\n{front}---\n"
+    body = "\n\n".join(parts) + "\n"
+    return MarkdownFile("SKILL.md", head + body, Frontmatter(data, {}, 1, body, head.count("\n") + 1, {}))
 
 
 def types_file(types: dict[str, JsonSchema]) -> str:
@@ -101,26 +107,39 @@ def _dump(data: JsonObject) -> str:
     fast = _block_yaml(data)
     if fast is not None:
         return fast
-    return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000))
+    import yaml  # here: most files are written without it (below), and its import is slow
+
+    dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return str(yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000))
 
 
 # PyYAML's dumper builds events and runs its resolver on every scalar: about a fifth of an import's
-# rendering. The operation blocks it dumps are nearly always a mapping of mappings, lists and names
-# whose text is known without it: a string PyYAML writes plain (it starts with a letter, "/" or "_",
-# has no space, no "#", no character YAML reads specially at its start, does not end in ":", and is
-# none of the words YAML 1.1 reads as a boolean or null), an int, a bool. Anything else is dumped by
-# PyYAML, so the text is always byte for byte its own (a test holds the two equal on generated data).
-_SAFE_PLAIN = re.compile(r"[A-Za-z/_][A-Za-z0-9_./{}:@!$&'()*+,;=%~?-]{0,199}")
-_NOT_STRINGS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
+# rendering, and importing PyYAML about a tenth of a small import. The blocks the wizard dumps are
+# nearly always mappings of mappings, lists and scalars whose text is known without it, following
+# the rules PyYAML's resolver and libyaml's emitter apply to a one-line printable ASCII string:
+# - whether the resolver would read it back plain as a string: yes when it starts with a letter, "/"
+#   or "_" and is none of the words YAML 1.1 reads as a boolean or null (those are quoted), or when it
+#   starts with a digit and has two dots or more (no number or timestamp of YAML 1.1 has two), as
+#   versions do; a date (2018-11-08) is a timestamp, so it is quoted; any other start is left to PyYAML;
+# - then libyaml writes it plain unless a space leads or ends it, it starts with an indicator
+#   ("#,[]{}&*!|>'\"%@`", or "-", "?", ":" before a space or at the end, or "---", "..."), or it holds
+#   ": ", " #" or ends in ":"; otherwise in single quotes, each quote doubled (the width is too large
+#   for a line to be folded).
+# Anything else is dumped by PyYAML itself, so the text is always byte for byte its own (a test holds
+# the two equal on generated data).
+_NOT_STRINGS = frozenset(
+    f(word) for word in ("yes", "no", "true", "false", "on", "off", "null") for f in (str.lower, str.title, str.upper)
+)
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _SAFE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
+_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
+_MAX_SCALAR = 4096
 
 
 def _plain(value: object) -> str | None:
-    """``value`` as PyYAML writes it plain, or ``None`` when this cannot be sure of it."""
+    """``value`` as PyYAML writes it in a block mapping or sequence, or ``None`` when this cannot be sure of it."""
     if type(value) is str:
-        if _SAFE_PLAIN.fullmatch(value) and value[-1] != ":" and value.lower() not in _NOT_STRINGS:
-            return value
-        return None
+        return _string(value)
     if value is True:
         return "true"
     if value is False:
@@ -130,11 +149,32 @@ def _plain(value: object) -> str | None:
     return None
 
 
+def _string(value: str) -> str | None:
+    if not value or len(value) > _MAX_SCALAR or not value.isascii() or not value.isprintable():
+        return None
+    first = value[0]
+    if value in _NOT_STRINGS or _DATE.fullmatch(value):
+        return "'" + value + "'"
+    if not (first.isalpha() or first in "/_" or (first.isdigit() and value.count(".") >= 2)):
+        return None
+    if (
+        first in _INDICATORS
+        or first == " "
+        or value[-1] in " :"
+        or value.startswith(("---", "..."))
+        or (first in "-?:" and (len(value) == 1 or value[1] == " "))
+        or ": " in value
+        or " #" in value
+    ):
+        return "'" + value.replace("'", "''") + "'"
+    return value
+
+
 def _block_yaml(data: JsonObject, indent: str = "") -> str | None:
     """``data`` as ``yaml.dump(data, default_flow_style=False, sort_keys=False)`` writes it, or ``None``."""
     lines: list[str] = []
     for key, value in data.items():
-        if type(key) is not str or not _SAFE_KEY.fullmatch(key) or key.lower() in _NOT_STRINGS:
+        if type(key) is not str or not _SAFE_KEY.fullmatch(key) or key in _NOT_STRINGS:
             return None
         kind = type(value)
         if kind is dict:

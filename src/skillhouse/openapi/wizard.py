@@ -12,13 +12,12 @@ import fnmatch
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, Expansions, new_expansions
 from skillhouse.compiler.release import CompiledSkill, compile_package
 from skillhouse.json_types import JsonObject, JsonSchema
-from skillhouse.openapi.curation import RECORD_FILE, CurationRun
 from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
@@ -30,8 +29,12 @@ from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
+from skillhouse.skill.curation import RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile
 from skillhouse.skill.package import MANIFEST, MAX_FILE_BYTES, TYPES
+
+if TYPE_CHECKING:  # applying a curation.yaml loads its module; an import without one does not
+    from skillhouse.openapi.curation import CurationRun
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 Progress = Callable[[int, int], None]
@@ -86,7 +89,7 @@ def import_openapi(
     files = {filename: markdown.text for filename, markdown in rendered.items()}
     compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
     if compiled is None:
-        compiled = _compile_dropping_refused(chosen, files, converted.manifest, converted.types, outcomes)
+        compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, converted.types, outcomes)
     report = converted.report
     report.outcomes = [outcomes[stem] for stem in converted.order]
     if curation is not None:  # curation hook: the record the package check holds the overlay against
@@ -101,7 +104,7 @@ class _Converted:
 
     name: str
     rendered: dict[str, MarkdownFile]
-    manifest: str
+    manifest: MarkdownFile
     types: dict[str, JsonSchema]
     outcomes: dict[str, OperationOutcome]
     order: list[str]
@@ -220,22 +223,22 @@ def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
 
 
 def _compile_as_rendered(
-    name: str, rendered: dict[str, MarkdownFile], manifest: str, types: dict[str, JsonSchema], files: dict[str, str]
+    name: str, rendered: dict[str, MarkdownFile], manifest: MarkdownFile, types: dict[str, JsonSchema], files: dict[str, str]
 ) -> CompiledSkill | None:
     """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
 
     Reading the files back would parse each one's YAML and give the same data (a test holds the two
     equal on the corpus and on fuzzed specs); only the key lines would differ, and those appear only in
     errors. So a clean compile is taken as is, and any error sends the caller to the reading path,
-    which places each error on its line. SKILL.md and ``types.json`` are read as written (the types
-    file's sorted keys are the order the compiler sees).
+    which places each error on its line. SKILL.md is taken with the data it was rendered from too;
+    ``types.json`` is read as written (the types file's sorted keys are the order the compiler sees).
     """
     if any(not _read_as_is(filename, markdown.text) for filename, markdown in rendered.items()):
         return None
-    written: dict[str, str] = {MANIFEST: manifest}
+    written: dict[str, str] = {MANIFEST: manifest.text}
     if types:
         written[TYPES] = types_file(types)
-    package, read_errors = read_package(name, written, label="")
+    package, read_errors = read_package(name, written, label="", parsed={MANIFEST: manifest})
     package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)))
     compiled, errors = compile_package(package)
     if read_errors or errors:

@@ -4,7 +4,7 @@
 constructs the data from the nodes, resolving each plain scalar's type with a Python regex walk. For a
 Stripe-sized spec that is about 1.5 s and a node graph as large as the data. Here libyaml's C parser
 emits events and the data is built from them directly, with the same resolution rules as
-:class:`document._SpecLoader` (PyYAML's safe loader without timestamps): ``yes``/``on`` are booleans,
+:func:`document.spec_loader` (PyYAML's safe loader without timestamps): ``yes``/``on`` are booleans,
 ``0o17``-style octals, ``1_000`` and sexagesimal ``1:30`` are integers, ``~`` is null. Anything rarer
 (an explicit tag other than the core ones, a merge key ``<<``, a key that is a mapping) raises
 :class:`Unsupported`, and the caller falls back to PyYAML for that document. A test holds the two

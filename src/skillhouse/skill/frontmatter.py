@@ -8,17 +8,16 @@ the plain data from it, so the file is read one time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from skillhouse.json_types import JsonObject
 from skillhouse.skill.errors import INVALID_FRONTMATTER, SkillError
 
-try:  # the C loader is much faster; fall back where libyaml is missing
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
+
+# PyYAML is imported where a file is parsed, not with this module: its import (the resolver's and the
+# reader's expressions compiled) is about a tenth of a clean OpenAPI import that never parses YAML.
 
 KeyPath = tuple[str | int, ...]
 
@@ -97,7 +96,10 @@ def parse_yaml_mapping(
     path: str, yaml_text: str, first_line: int
 ) -> tuple[tuple[JsonObject, dict[KeyPath, int], dict[KeyPath, int]] | None, list[SkillError]]:
     """Parse YAML that must be a mapping with string keys; keep key and value lines."""
-    loader = _Loader(yaml_text)
+    import yaml
+
+    loader_class: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader where libyaml is built in
+    loader = loader_class(yaml_text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -142,6 +144,8 @@ def _index(
     errors: list[SkillError],
     seen: set[int],
 ) -> None:
+    import yaml
+
     # Aliases share nodes; visiting each node once keeps a "billion laughs" document cheap.
     if id(node) in seen:
         return

@@ -87,9 +87,13 @@ def package_files(path: str | Path) -> dict[str, bytes]:
 
 
 def read_package(
-    name: str, files: Mapping[str, bytes | str], label: str | None = None
+    name: str, files: Mapping[str, bytes | str], label: str | None = None, parsed: Mapping[str, MarkdownFile] | None = None
 ) -> tuple[SkillPackage, list[SkillError]]:
-    """Read a package from ``files`` (file name to content). Returns the package and every error."""
+    """Read a package from ``files`` (file name to content). Returns the package and every error.
+
+    ``parsed`` holds Markdown files of ``files`` already split and parsed by whoever wrote them (the
+    wizard renders them from their data): their frontmatter is taken as given rather than parsed again.
+    """
     label = name if label is None else label
     where = (lambda f: f"{label}/{f}") if label else (lambda f: f)
     errors: list[SkillError] = []
@@ -121,18 +125,19 @@ def read_package(
             continue
         if not filename.endswith(".md"):
             continue
-        parsed, md_errors = split_markdown(shown, text)
+        given = parsed.get(filename) if parsed is not None else None
+        markdown_file, md_errors = (given, []) if given is not None else split_markdown(shown, text)
         errors.extend(md_errors)
-        if parsed is None:
+        if markdown_file is None:
             if filename == MANIFEST:
                 manifest = None
                 errors.append(SkillError(shown, 1, INVALID_SKILL_MANIFEST, "SKILL.md could not be read (see above)"))
             continue
         if filename == MANIFEST:
-            manifest, manifest_errors = _read_manifest(name, shown, parsed)
+            manifest, manifest_errors = _read_manifest(name, shown, markdown_file)
             errors.extend(manifest_errors)
         else:
-            markdown.append(MarkdownFile(filename, parsed.text, parsed.frontmatter))
+            markdown.append(MarkdownFile(filename, markdown_file.text, markdown_file.frontmatter))
 
     if MANIFEST not in files:
         errors.append(
