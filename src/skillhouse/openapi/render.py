@@ -18,9 +18,11 @@ MAX_DESCRIPTION = 1024
 
 
 def clean_text(value: Any) -> str:
-    """``value`` as text that encodes as UTF-8 (lone surrogates replaced) without NUL characters."""
+    """``value`` as text that encodes as UTF-8 (lone surrogates replaced), without NUL characters, its
+    line breaks ``\n`` (the package reader reads a CR as one, so a written file reads back as rendered)."""
     text = value if isinstance(value, str) else ""
-    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+    text = text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def skill_name(title: str) -> str:

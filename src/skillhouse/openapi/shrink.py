@@ -56,7 +56,7 @@ def fit_schema(schema: JsonSchema, types: dict[str, JsonSchema], limit: int = SC
     tree: JsonSchema | None = None
     for max_level in (16, 10, 6, 4, 3, 2, 1):
         try:
-            tree = _build(schema, types, 0, max_level, (), [_NODE_BUDGET])
+            tree = _Build(types, max_level).node(schema, 0, ())
             break
         except (_OutOfBudget, RecursionError):
             continue
@@ -76,42 +76,80 @@ def fit_schema(schema: JsonSchema, types: dict[str, JsonSchema], limit: int = SC
     return None
 
 
-def _build(node: Any, types: dict[str, JsonSchema], level: int, max_level: int, stack: tuple[str, ...], budget: list[int]) -> Any:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise _OutOfBudget
-    if isinstance(node, list):
-        return [_build(v, types, level, max_level, stack, budget) for v in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(TYPE_PREFIX):
-        name = ref[len(TYPE_PREFIX) :]
-        if name in stack or name not in types:
+class _Build:
+    """One expansion of a schema for :func:`fit_schema`, cutting composites at ``max_level``.
+
+    A type reached again at the same level is built once: its copy is shared (nothing mutates it),
+    and the nodes it took are spent from the budget again, so the budget runs out exactly where a
+    full copy would. A type's copy is kept only when it does not depend on the types being expanded
+    around it (a type that contains one of those stops there at ``{"type": "object"}``): ``low`` is
+    the outermost place on the stack that such a stop reached while the type was built.
+    """
+
+    def __init__(self, types: dict[str, JsonSchema], max_level: int) -> None:
+        self.types = types
+        self.max_level = max_level
+        self.budget = _NODE_BUDGET
+        self.built: dict[tuple[str, int], tuple[Any, int]] = {}
+        self.low = _NOWHERE
+
+    def node(self, node: Any, level: int, stack: tuple[str, ...]) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise _OutOfBudget
+        if isinstance(node, list):
+            return [self.node(v, level, stack) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(TYPE_PREFIX):
+            target = self.type(ref[len(TYPE_PREFIX) :], level, stack)
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            if not rest:
+                return target
+            built_rest = self.node(rest, level, stack)
+            return {**target, **built_rest} if isinstance(target, dict) else {"allOf": [target], **built_rest}
+        if level >= self.max_level and _is_composite(node):
+            return _bare(node)
+        out: JsonSchema = {}
+        for key, value in node.items():
+            if key in _TEXT and level >= 2:
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {k: self.node(v, level + 1, stack) for k, v in value.items()}
+            elif key in _CHILD_ONE and isinstance(value, dict):
+                out[key] = self.node(value, level + 1, stack)
+            elif key in _CHILD_LISTS and isinstance(value, list):
+                out[key] = [self.node(v, level + (key == "prefixItems"), stack) for v in value]
+            elif key in ("enum", "const", "default", "examples"):
+                out[key] = value  # data, not schema: shared as is
+            else:
+                out[key] = self.node(value, level, stack)
+        return out
+
+    def type(self, name: str, level: int, stack: tuple[str, ...]) -> Any:
+        if name in stack:
+            self.low = min(self.low, stack.index(name))
             return {"type": "object"}
-        target = _build(types[name], types, level, max_level, (*stack, name), budget)
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        if not rest:
-            return target
-        built_rest = _build(rest, types, level, max_level, stack, budget)
-        return {**target, **built_rest} if isinstance(target, dict) else {"allOf": [target], **built_rest}
-    if level >= max_level and _is_composite(node):
-        return _bare(node)
-    out: JsonSchema = {}
-    for key, value in node.items():
-        if key in _TEXT and level >= 2:
-            continue
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {k: _build(v, types, level + 1, max_level, stack, budget) for k, v in value.items()}
-        elif key in _CHILD_ONE and isinstance(value, dict):
-            out[key] = _build(value, types, level + 1, max_level, stack, budget)
-        elif key in _CHILD_LISTS and isinstance(value, list):
-            out[key] = [_build(v, types, level + (key == "prefixItems"), max_level, stack, budget) for v in value]
-        elif key in ("enum", "const", "default", "examples"):
-            out[key] = value  # data, not schema: shared as is
-        else:
-            out[key] = _build(value, types, level, max_level, stack, budget)
-    return out
+        if name not in self.types:
+            return {"type": "object"}
+        kept = self.built.get((name, level))
+        if kept is not None:
+            value, nodes = kept
+            self.budget -= nodes
+            if self.budget < 0:
+                raise _OutOfBudget
+            return value
+        outer, self.low, before = self.low, _NOWHERE, self.budget
+        value = self.node(self.types[name], level, (*stack, name))
+        inner, self.low = self.low, min(outer, self.low)
+        if inner >= len(stack):  # every stop inside is at this type or below it
+            self.built[(name, level)] = (value, before - self.budget)
+        return value
+
+
+_NOWHERE = 1 << 30
+"""Deeper than any stack: no stop reached."""
 
 
 def _is_composite(node: JsonSchema) -> bool:
@@ -158,7 +196,10 @@ def _kinds(node: Any) -> list[str] | None:
     return None
 
 
-def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int]) -> tuple[int, int]:
+_Walk = dict[tuple[int, int], tuple[int, int, dict[int, int]]]
+
+
+def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int], walked: _Walk | None = None) -> tuple[int, int]:
     """The deepest level under ``node`` and its compact size; adds to ``savings[n]`` what cutting at ``n`` saves.
 
     Cutting at level ``n`` replaces each composite schema first reached at level ``n`` (through a
@@ -169,7 +210,17 @@ def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int]) -> tuple
     same way: a node is encoded with each child schema stood in for by ``0`` (one byte), plus the
     children's own sizes, so each byte is encoded once rather than once per enclosing level.
     Only composite children are stood in for and walked: a leaf schema has nothing below it to cut.
+
+    A subtree the build shares (a type reached again at the same level) is walked once: ``walked``
+    keeps its figures by identity and level (the tree, alive throughout, keeps identities unique).
     """
+    walked = {} if walked is None else walked
+    seen = walked.get((id(node), level))
+    if seen is not None:
+        for at, saved in seen[2].items():
+            savings[at] = savings.get(at, 0) + saved
+        return seen[0], seen[1]
+    own: dict[int, int] = {}
     deepest = level
     shallow: JsonSchema = {}
     children_bytes = 0
@@ -191,13 +242,30 @@ def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int]) -> tuple
                 # A leaf schema has no edge to walk: it is encoded as part of this node.
                 deepest = max(deepest, child_level)
                 continue
-            child_deepest, child_size = _cut_savings(child, child_level, savings)
+            child_deepest, child_size = _cut_savings(child, child_level, own, walked)
             children_bytes += child_size - 1
             if child_level > level:
-                saved = child_size - compact_size(_bare(child))
-                savings[child_level] = savings.get(child_level, 0) + saved
+                saved = child_size - _bare_size(child)
+                own[child_level] = own.get(child_level, 0) + saved
             deepest = max(deepest, child_deepest)
-    return deepest, compact_size(shallow) + children_bytes
+    size = compact_size(shallow) + children_bytes
+    walked[(id(node), level)] = (deepest, size, own)
+    for at, saved in own.items():
+        savings[at] = savings.get(at, 0) + saved
+    return deepest, size
+
+
+_BARE_SIZES: dict[tuple[str, ...] | None, int] = {}
+
+
+def _bare_size(node: JsonSchema) -> int:
+    """``compact_size(_bare(node))``, which depends only on the types it allows."""
+    kinds = _kinds(node)
+    key = tuple(kinds) if kinds is not None else None
+    size = _BARE_SIZES.get(key)
+    if size is None:
+        size = _BARE_SIZES[key] = compact_size(_bare(node))
+    return size
 
 
 def _walked(node: Any) -> bool:
