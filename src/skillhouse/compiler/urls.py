@@ -14,6 +14,9 @@ _PATH_SEGMENT_PARAM = re.compile(r"^\{([A-Za-z0-9_-]+)\}$")
 # Schema form (the wizard's, for real APIs) also takes literal text around the one parameter of a
 # segment, as in Twilio's /Accounts/{Sid}.json; the value is still encoded as a whole segment would be.
 _AFFIXED_SEGMENT_PARAM = re.compile(r"^[^{}]*\{([A-Za-z0-9_-]+)\}[^{}]*$")
+_PARAMETER = re.compile(r"\{[^{}/]*\}")
+_PLAIN_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,=:@-]+)*/?")
+"""Segments of unreserved characters and the sub-delimiters a path keeps raw (not ';'), none empty."""
 
 
 def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
@@ -58,9 +61,11 @@ def _check_canonical(ctx: OperationContext, path: str, query: str) -> None:
     """The template must be written in the canonical form the gateway sends, so every call the guest
     builds from it leaves exactly as built (and none is refused for its template's spelling)."""
     # each {parameter} stands in as unreserved text, which canonicalization leaves alone
-    marked = re.sub(r"\{[^{}/]*\}", "p", path)
+    marked = _PARAMETER.sub("p", path) if "{" in path else path
     if any(c in marked + query for c in "{}"):
         return  # misplaced parameters: reported as path-parameter above
+    if not query and _PLAIN_PATH.fullmatch(marked) and not any(s in (".", "..") for s in marked.split("/")):
+        return  # only characters canonicalization keeps as they are, no dot or empty segment: canonical
     try:
         canonical = canonical_path(marked), canonical_query(query)
     except NotCanonical as exc:
