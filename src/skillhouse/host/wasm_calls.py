@@ -160,17 +160,14 @@ class Exports:
         A trap or a host function's error raises :class:`wasmtime.WasmtimeError`; then the instance must
         not be entered again.
         """
-        handle = self._handles[name]
         slots = self._slots
         for slot, text in zip(slots, args, strict=False):
             data = text.encode("utf-8")
             slot.size = len(data)
             slot.data = data  # wasmtime only reads it during the call: no copy is made here
-        try:
-            error = _func_call(handle, self.context, self._params_at, len(args), self._result_at, 1)
-        finally:
-            for slot in slots[: len(args)]:
-                slot.data = None
+        error = _func_call(self._handles[name], self.context, self._params_at, len(args), self._result_at, 1)
+        for slot in slots[: len(args)]:
+            slot.data = None  # the argument's bytes are not kept past the call
         if error:
             _raise(error)
         # wasmtime runs the export's post-return itself, within the call (its C function for that is a no-op

@@ -197,7 +197,9 @@ class WasmRunner:
     def _enter(self, export: str, args: tuple[str, ...]) -> str:
         """Call ``export`` of the instance (made if need be); the caller holds the lock."""
         self._listing = None  # guest code runs: its state may change
-        exports, budget = self._instance()
+        exports, budget = self._exports, self._budget
+        if exports is None or budget is None:
+            exports, budget = self._instance()
         budget.start()
         try:
             return exports.call(export, *args)
