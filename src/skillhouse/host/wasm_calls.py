@@ -24,6 +24,7 @@ so the runner raises it unchanged once the export call returns.
 from __future__ import annotations
 
 import ctypes
+import struct
 from collections.abc import Callable, Mapping
 from ctypes import c_char_p, c_size_t, c_uint8, c_uint64, c_void_p
 from typing import Any
@@ -54,9 +55,9 @@ def _check_layout() -> None:
     # the bindings annotate the fields as values; on the class they are descriptors with offsets
     vector: Any = capi.wasm_byte_vec_t
     expected = (ctypes.sizeof(capi.wasmtime_component_val_t), union + vector.size.offset, union + vector.data.offset)
-    for struct in (StringVal, _ReadVal):
-        if (ctypes.sizeof(struct), struct.size.offset, struct.data.offset) != expected:
-            raise ImportError(f"wasmtime_component_val_t is not laid out as {struct.__name__} expects: {expected}")
+    for layout in (StringVal, _ReadVal):
+        if (ctypes.sizeof(layout), layout.size.offset, layout.data.offset) != expected:
+            raise ImportError(f"wasmtime_component_val_t is not laid out as {layout.__name__} expects: {expected}")
 
 
 _check_layout()
@@ -71,7 +72,6 @@ def _prototype(name: str, restype: Any, *argtypes: Any) -> Any:
 
 _func_call = _prototype("wasmtime_component_func_call", c_void_p, c_void_p, c_void_p, c_void_p, c_size_t,
                         c_void_p, c_size_t)  # fmt: skip
-_post_return = _prototype("wasmtime_component_func_post_return", c_void_p, c_void_p, c_void_p)
 _val_delete = _prototype("wasmtime_component_val_delete", None, c_void_p)
 _byte_vec_new = _prototype("wasm_byte_vec_new", None, c_void_p, c_size_t, c_char_p)
 _set_epoch_deadline = _prototype("wasmtime_context_set_epoch_deadline", None, c_void_p, c_uint64)
@@ -120,6 +120,11 @@ class HostHooks:
         self.left = left
 
 
+_SIZE_AT = StringVal.size.offset
+_VAL_LAYOUT = struct.Struct(f"<{_SIZE_AT}xQ{StringVal.data.offset - _SIZE_AT - 8}xQ")
+"""A string value's size and data address, unpacked from its memory (no ctypes field objects per read)."""
+
+
 def _read(address: int) -> str:
     value = _ReadVal.from_address(address)
     return ctypes.string_at(value.data, value.size).decode("utf-8") if value.size else ""
@@ -144,38 +149,34 @@ class Exports:
         self._params_at = ctypes.addressof(self._params)
         self._result = _ReadVal()
         self._result_at = ctypes.addressof(self._result)
+        self._unpack_result = _VAL_LAYOUT.unpack_from
 
     def __contains__(self, name: str) -> bool:
         return name in self._handles
 
     def call(self, name: str, *args: str) -> str:
-        """Call the export ``name`` and run its post-return; its string result.
+        """Call the export ``name``; its string result.
 
         A trap or a host function's error raises :class:`wasmtime.WasmtimeError`; then the instance must
         not be entered again.
         """
-        handle = self._handles[name]
         slots = self._slots
         for slot, text in zip(slots, args, strict=False):
             data = text.encode("utf-8")
             slot.size = len(data)
             slot.data = data  # wasmtime only reads it during the call: no copy is made here
-        try:
-            error = _func_call(handle, self.context, self._params_at, len(args), self._result_at, 1)
-        finally:
-            for slot in slots[: len(args)]:
-                slot.data = None
+        error = _func_call(self._handles[name], self.context, self._params_at, len(args), self._result_at, 1)
+        for slot in slots[: len(args)]:
+            slot.data = None  # the argument's bytes are not kept past the call
         if error:
             _raise(error)
-        result = self._result
+        # wasmtime runs the export's post-return itself, within the call (its C function for that is a no-op
+        # since wasmtime 43); what is left to do is freeing the result's copy, once read
+        size, data = self._unpack_result(self._result)
         try:
-            answer = ctypes.string_at(result.data, result.size).decode("utf-8") if result.size else ""
+            return ctypes.string_at(data, size).decode("utf-8") if size else ""
         finally:
             _val_delete(self._result_at)
-        error = _post_return(handle, self.context)
-        if error:
-            _raise(error)
-        return answer
 
 
 def define_host_function(
@@ -194,7 +195,7 @@ def define_host_function(
                 data = answer.encode("utf-8")
                 # a string wasmtime owns (it frees a host function's results)
                 c_uint8.from_address(results).value = _STRING_KIND
-                _byte_vec_new(results + StringVal.size.offset, len(data), data)
+                _byte_vec_new(results + _SIZE_AT, len(data), data)
             return 0
         except BaseException as exc:  # kept for the runner to raise; the guest only sees that it failed
             failure.exception = exc

@@ -92,13 +92,17 @@ class GuestBudget:
         self._context = context
         self._since = 0
         self._entered = 0
+        self._full_since = -1  # the tick at which the store's deadline was last set to the whole budget
 
     def start(self) -> None:
         self.used = 0
         self.clock.enter()
         # counted from before the deadline is set, so a tick between the two can only add to ``used``
         self._since = self.clock.ticks
-        set_epoch_deadline(self._context, self.allowed)
+        if self._since != self._full_since:
+            # within one tick of the last whole-budget deadline the epoch has not moved: that deadline stands
+            set_epoch_deadline(self._context, self.allowed)
+            self._full_since = self._since
 
     def stop(self) -> None:
         self.used += self.clock.ticks - self._since
@@ -112,6 +116,7 @@ class GuestBudget:
         self._since = self.clock.ticks
         if self._since != self._entered:  # the epoch moved while the host worked: those ticks were not the guest's
             set_epoch_deadline(context, max(1, self.allowed - self.used))
+            self._full_since = -1
 
     @property
     def exhausted(self) -> bool:

@@ -13,6 +13,13 @@ than ``timeout`` seconds is interrupted by epoch (see :mod:`skillhouse.host.wasm
 host spends on the guest's behalf, so a slow model or upstream, does not count against the guest.
 It answers ``guest-timeout``, again with a fresh instance next. An exception raised by the host
 itself propagates unchanged, as it would in process.
+
+The guest's listing is a function of its own state alone (its catalogue, read once, and the tools it
+has loaded), and that state changes only while guest code runs. So the runner keeps the instance's last
+``list-tools`` answer and hands it out again until anything else enters the guest: every other export
+call, a new instance, :meth:`WasmRunner.close`. Only an answer whose making called no host function is
+kept (the first listing of an instance asks the host for the turn's skills), so a kept listing never
+depends on anything outside the instance that made it.
 """
 
 from __future__ import annotations
@@ -113,21 +120,40 @@ class WasmRunner:
         self._linker, self._callbacks = self._link()
         self._lock = threading.Lock()
         self._exports: Exports | None = None
+        self._listing: str | None = None
+        self._host_calls = 0
         self.restarts = 0
 
     def list_tools(self) -> str:
-        return self._call("list-tools")
+        with self._lock:
+            listing = self._listing
+            if listing is None:
+                host_calls = self._host_calls
+                listing = self._enter("list-tools", ())
+                # kept only when the call returned (a failure discards the instance and counts a restart)
+                # and its answer came from the guest's state alone
+                if self._exports is not None and self._host_calls == host_calls:
+                    self._listing = listing
+            return listing
 
     def call_tool(self, name: str, arguments: str) -> str:
-        return self._call("call-tool", name, arguments)
+        with self._lock:
+            return self._enter("call-tool", (name, arguments))
 
     def run_turn(self, request: str) -> str:
-        return self._call("run-turn", request)
+        with self._lock:
+            return self._enter("run-turn", (request,))
+
+    def forget_listing(self) -> None:
+        """Drop the kept listing, as any entry into the guest does: the next :meth:`list_tools` calls the export."""
+        with self._lock:
+            self._listing = None
 
     def close(self) -> None:
         with self._lock:
             self._exports = None
             self._budget = None
+            self._listing = None
 
     def __enter__(self) -> WasmRunner:
         return self
@@ -146,6 +172,7 @@ class WasmRunner:
         return linker, callbacks
 
     def _host_entered(self, context: int) -> None:
+        self._host_calls += 1
         if self._budget is not None:
             self._budget.host_entered(context)
 
@@ -167,28 +194,32 @@ class WasmRunner:
             self._exports = Exports(store, {name: func for name, func in funcs.items() if func is not None})
         return self._exports, self._budget
 
-    def _call(self, export: str, *args: str) -> str:
-        with self._lock:
+    def _enter(self, export: str, args: tuple[str, ...]) -> str:
+        """Call ``export`` of the instance (made if need be); the caller holds the lock."""
+        self._listing = None  # guest code runs: its state may change
+        exports, budget = self._exports, self._budget
+        if exports is None or budget is None:
             exports, budget = self._instance()
-            budget.start()
-            try:
-                return exports.call(export, *args)
-            except wasmtime.WasmtimeError as exc:
-                failed = exc
-            except BaseException:
-                self._discard()
-                raise
-            finally:
-                budget.stop()
+        budget.start()
+        try:
+            return exports.call(export, *args)
+        except wasmtime.WasmtimeError as exc:
+            failed = exc
+        except BaseException:
             self._discard()
-            raised = self._failure.take()
-            if raised is not None:
-                raise raised  # the host raised: the guest was unwound mid-call
-            return _guest_failure(export, failed, budget.exhausted, self.timeout)
+            raise
+        finally:
+            budget.stop()
+        self._discard()
+        raised = self._failure.take()
+        if raised is not None:
+            raise raised  # the host raised: the guest was unwound mid-call
+        return _guest_failure(export, failed, budget.exhausted, self.timeout)
 
     def _discard(self) -> None:
         self._exports = None
         self._budget = None
+        self._listing = None
         self.restarts += 1
 
 
