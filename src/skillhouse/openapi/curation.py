@@ -32,8 +32,6 @@ from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.openapi.render import clean_text, operation_markdown, skill_name
 from skillhouse.openapi.report import OperationOutcome
 from skillhouse.skill.curation import (
-    CURATION_FILE,
-    RECORD_FILE,
     ArgumentCuration,
     Curation,
     OperationCuration,
@@ -45,6 +43,7 @@ from skillhouse.skill.curation import (
 )
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
+from skillhouse.skill.package import CURATION_FILE, RECORD_FILE
 
 __all__ = ["CURATION_FILE", "RECORD_FILE", "CurationRun", "curation_of", "read_curation", "spec_skill_name"]
 

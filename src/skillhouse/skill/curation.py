@@ -25,9 +25,8 @@ from typing import Any, Final
 
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError, close_matches
 from skillhouse.skill.frontmatter import decode_utf8, parse_yaml_mapping
+from skillhouse.skill.package import CURATION_FILE, RECORD_FILE
 
-CURATION_FILE: Final = "curation.yaml"
-RECORD_FILE: Final = "curation.applied.json"
 RECORD_FORMAT: Final = "skillhouse.curation-applied/1"
 ENTRY_KEYS: Final = ("name", "description", "hide", "consequential", "arguments")
 ARGUMENT_KEYS: Final = ("description", "default", "pin")

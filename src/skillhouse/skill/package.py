@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from skillhouse.json_types import JsonSchema
-from skillhouse.skill.curation import CURATION_FILE, RECORD_FILE, check_curation
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
     INVALID_SCHEMA,
@@ -27,6 +27,10 @@ TYPES = "types.json"
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MANIFEST_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 MAX_FILE_BYTES = 1_048_576
+CURATION_FILE: Final = "curation.yaml"
+"""The skill's overlay on an imported spec (see :mod:`skillhouse.skill.curation`, loaded only when a package has one)."""
+RECORD_FILE: Final = "curation.applied.json"
+"""What the last import applied of it."""
 CURATION_FILES = (CURATION_FILE, RECORD_FILE)
 
 
@@ -144,7 +148,10 @@ def read_package(
             SkillError(where(MANIFEST), 1, INVALID_SKILL_MANIFEST, "the package has no SKILL.md; add one with name and description")
         )
     # curation.yaml is not part of the declaration, but a package is not ready while it is stale
-    errors.extend(check_curation(files, where))
+    if CURATION_FILE in files:
+        from skillhouse.skill.curation import check_curation  # here: most packages have no overlay
+
+        errors.extend(check_curation(files, where))
     return SkillPackage(name, label, manifest, tuple(markdown), types, types_text), errors
 
 
