@@ -66,7 +66,11 @@ def is_free_form(node: JsonSchema) -> bool:
 
 def normalize(rw: Rewrite, node: JsonSchema, path: str) -> JsonSchema:
     """``const`` as an enum of one, ``oneOf`` as ``anyOf``, ``allOf`` merged: forms both rewriting
-    profiles accept, with every change recorded. The guest still validates against the declaration."""
+    profiles accept, with every change recorded. The guest still validates against the declaration.
+
+    A node with none of those is returned as it is (the profiles build their own copy from it)."""
+    if "allOf" not in node and "const" not in node and "oneOf" not in node:
+        return node
     out = dict(node)
     if "allOf" in out and isinstance(out["allOf"], list) and all(isinstance(b, dict) for b in out["allOf"]):
         merged: JsonSchema = {}
