@@ -51,12 +51,12 @@ def _peak_kb():
 
 OURS = PEAK + """
 import json, sys, time
-start = time.process_time()
+start, started = time.process_time(), time.perf_counter()
 from skillhouse.openapi import import_openapi
 result = import_openapi(sys.argv[1])
 tools = len(result.compiled.operations) if result.compiled is not None else 0
-seconds = time.process_time() - start
-print(json.dumps({"seconds": seconds, "peak_kb": _peak_kb(), "tools": tools,
+seconds, wall = time.process_time() - start, time.perf_counter() - started
+print(json.dumps({"seconds": seconds, "wall": wall, "peak_kb": _peak_kb(), "tools": tools,
                   "operations": result.report.totals()["operations"]}))
 """
 
@@ -82,15 +82,15 @@ print(json.dumps({"seconds": 0.0, "peak_kb": _peak_kb()}))
 
 FASTMCP = PEAK + """
 import asyncio, json, sys, time
-start = time.process_time()
+start, started = time.process_time(), time.perf_counter()
 import yaml
 from fastmcp import FastMCP
 text = open(sys.argv[1], encoding="utf-8").read()
 spec = json.loads(text) if sys.argv[1].endswith(".json") else yaml.load(text, Loader=yaml.CSafeLoader)
 server = FastMCP.from_openapi(spec)
 tools = asyncio.run(server.list_tools())
-seconds = time.process_time() - start
-print(json.dumps({"seconds": seconds, "peak_kb": _peak_kb(), "tools": len(tools)}))
+seconds, wall = time.process_time() - start, time.perf_counter() - started
+print(json.dumps({"seconds": seconds, "wall": wall, "peak_kb": _peak_kb(), "tools": len(tools)}))
 """
 
 
@@ -211,7 +211,10 @@ def run() -> str:
         f"on specs of {LARGE_SPEC}+ operations, ≤ {IMPORT_MEMORY_SMALL.limit:g} on smaller ones; ≥ {COVERAGE.limit:g}% "
         "of the operations become tools.",
         "",
-        "| spec | tools / operations | ours | FastMCP | time ratio | ours peak | FastMCP peak | memory ratio (target) [above the interpreter] |",
+        "Wall time is shown beside (same processes, medians): on this shared machine it also measures the "
+        "scheduler, so the time target is judged on CPU time.",
+        "",
+        "| spec | tools / operations | ours CPU (wall) | FastMCP CPU (wall) | time ratio [wall] | ours peak | FastMCP peak | memory ratio (target) [above the interpreter] |",
         "|---|---|---:|---|---:|---:|---:|---:|",
     ]
     shortfalls: list[str] = []
@@ -224,7 +227,7 @@ def run() -> str:
         operations = ours["operations"]
         coverage = 100 * ours["tools"] / operations if operations else 100.0
         tools = f"{ours['tools']:.0f} / {operations:.0f}"
-        mine = f"{ours['seconds']:.2f} s"
+        mine = f"{ours['seconds']:.2f} s ({ours['wall']:.2f} s)"
         my_mem = f"{ours['peak_kb'] / 1024:.0f} MB"
         memory_target = IMPORT_MEMORY_LARGE if operations >= LARGE_SPEC else IMPORT_MEMORY_SMALL
         shortfalls.append(COVERAGE.shortfall(name, coverage) or "")
@@ -236,8 +239,8 @@ def run() -> str:
         base = bare["peak_kb"] if isinstance(bare, dict) else 0.0
         memory_ratio, whole_ratio = (ours["peak_kb"] - base) / (peer["peak_kb"] - base), ours["peak_kb"] / peer["peak_kb"]
         lines.append(
-            f"| {name} | {tools} | {mine} | {peer['seconds']:.2f} s ({peer['tools']:.0f} tools) | "
-            f"{IMPORT_TIME.figure(time_ratio, 3)} | {my_mem} | {peer['peak_kb'] / 1024:.0f} MB | "
+            f"| {name} | {tools} | {mine} | {peer['seconds']:.2f} s ({peer['wall']:.2f} s; {peer['tools']:.0f} tools) | "
+            f"{IMPORT_TIME.figure(time_ratio, 3)} [{ours['wall'] / peer['wall']:.3f}] | {my_mem} | {peer['peak_kb'] / 1024:.0f} MB | "
             f"{memory_target.figure(whole_ratio, 3)} (≤ {memory_target.limit:g}) [{memory_ratio:.3f}] |"
         )
         shortfalls.append(IMPORT_TIME.shortfall(name, time_ratio) or "")
