@@ -52,7 +52,8 @@ class BoundOperation:
 
 @dataclass(frozen=True)
 class Match:
-    """A request matched to an operation; ``path`` holds its path parameters, percent-decoded."""
+    """A request matched to an operation; ``path`` holds its path parameters, percent-decoded (a matrix
+    list or object keeps its canonical segment: ``gateway/matrix.py``)."""
 
     operation: BoundOperation
     path: dict[str, str] = field(default_factory=dict)
