@@ -32,6 +32,8 @@ def test_every_operation_of_the_parameter_styles_spec_becomes_a_tool_matrix_ones
         assert [(a["name"], a["style"], a.get("explode", False)) for a in op["arguments"]] == [
             (name, "matrix", exploded) for name in ("primitive", "array", "object")
         ]
+    references = "".join(text for name, text in export_release(result.compiled.document).items() if "paths_matrix" in name)
+    assert "| path (matrix, exploded) |" in references and "| path (matrix) |" in references
 
 
 ROUND_TRIP_SAMPLE = 12
