@@ -4,7 +4,8 @@ The ``matrix`` skill below is bound beside Hollowbrook, on its host: its request
 are matched, keyed and gated as the operation they are; every other raw ``;`` (at a non-matrix segment,
 under another name, smuggled into a value, beside ``..``, on a request no operation declares) is refused
 ``path-parameter`` before anything is claimed or sent, as it is without the skill. A server that strips
-``;parameters`` reads ``/;account=a/charges`` as ``/charges``: the charge gate holds it.
+``;parameters`` reads ``/;wing=east/suites`` as ``/suites``: the gate on that holds it; and
+``/;account=a/charges`` as ``/charges``, whose idempotency key would not hold: it is refused.
 """
 
 from __future__ import annotations
@@ -83,7 +84,43 @@ approval:
 ---
 Release a room.
 """,
-    # its stripped form (a server that ignores ';account=a') is the gated POST /charges
+    # its stripped form is Hollowbrook's create_booking, which has an idempotency key
+    "book_for_account.md": """---
+operation:
+  method: POST
+  url: http://hollowbrook.local:8084/{account}/bookings
+  style: {account: matrix}
+  body: [room_id]
+---
+Book for an account.
+""",
+    # its stripped form is release_room, gated by its own approval
+    "close_wing_room.md": """---
+operation:
+  method: DELETE
+  url: http://hollowbrook.local:8084/{wing}/rooms/{room}
+  style: {wing: matrix}
+---
+Close a room of a wing.
+""",
+    # its stripped form is POST /suites, held by the skill's gate
+    "book_suite.md": """---
+operation:
+  method: POST
+  url: http://hollowbrook.local:8084/{wing}/suites
+  style: {wing: matrix}
+  body: [nights]
+---
+Book a suite.
+""",
+    "suites_gate.md": """---
+approval:
+  matches: POST /suites
+  reason: A person books suites.
+---
+Suites are booked by a person.
+""",
+    # its stripped form (a server that ignores ';account=a') is the gated POST /charges, which has a key
     "charge_account.md": """---
 operation:
   method: POST
@@ -144,7 +181,7 @@ def refusal(releases: BoundReleases, method: str, url: str) -> str | None:
      ("tag_rooms", {"tag": ["a", "b;tag=c"]}, "tag", ";tag=a;tag=b%3Btag%3Dc"),
      ("tag_rooms", {"tag": ["x"]}, "tag", "x"),
      ("find_rooms", {"filter": {"view": "sea", "floor": "2"}}, "filter", ";floor=2;view=sea"),
-     ("charge_account", {"account": "a", "booking_id": "b1", "amount_cents": 5, "description": "d"}, "account", "a")],
+     ("book_suite", {"wing": "east", "nights": "2"}, "wing", "east")],
 )  # fmt: skip
 def test_what_the_guest_builds_is_matched_to_its_operation_with_the_value_it_carries(
     releases: BoundReleases, matrix_release: dict[str, Any], name: str, arguments: dict[str, Any], parameter: str, value: str
@@ -173,7 +210,8 @@ def test_a_matrix_value_is_one_value_however_its_unreserved_characters_are_spell
      ("POST", "/rooms/;room=1/holds;room=1"), ("POST", "/rooms;room=1/;room=1/holds"), ("POST", "/rooms/;room,x=1/holds"),
      ("DELETE", "/bookings/;booking_id=b1"), ("GET", "/rooms/;room=1/holds"), ("POST", "/tags/;tag=a,b"),
      ("POST", "/tags/;tag=a;other=b"), ("POST", "/tags/;tag=a;;tag=b"), ("GET", "/find/;=1"), ("GET", "/find/;a=1,2"),
-     ("POST", "/echo;x=1"), ("POST", "/rooms/;room=1/x/../holds;x")],
+     ("POST", "/echo;x=1"), ("POST", "/rooms/;room=1/x/../holds;x"), ("POST", "/;account=a/bookings"),
+     ("POST", "/;account=a/charges")],
 )  # fmt: skip
 def test_every_other_raw_semicolon_is_refused_as_a_path_parameter(releases: BoundReleases, method: str, path: str) -> None:
     assert refusal(releases, method, BASE + path) == "invalid-request/path-parameter"
@@ -230,9 +268,15 @@ def test_a_matrix_request_is_sent_as_it_was_built_and_keyed_by_its_operation(
 def test_a_matrix_segment_does_not_slip_past_the_gate_on_the_path_a_stripping_server_reads(
     gateway: Gateway, matrix_turn: TurnContext, upstream: Upstream
 ) -> None:
-    answer = fetch_json(gateway, matrix_turn, post(f"{BASE}/;account=a/charges", CHARGE))
-    assert answer["error"]["code"] == "approval-required", answer
-    assert upstream.recorder.requests == []
+    # '/;wing=east/suites' is '/suites' to such a server: the skill's gate on POST /suites holds it
+    suite = fetch_json(gateway, matrix_turn, post(f"{BASE}/;wing=east/suites", '{"nights": "2"}'))
+    assert suite["error"]["code"] == "approval-required", suite
+    # '/;wing=east/rooms/7' is '/rooms/7': release_room's own approval holds it
+    room = fetch_json(gateway, matrix_turn, {"method": "DELETE", "url": f"{BASE}/;wing=east/rooms/7"})
+    assert room["error"]["code"] == "approval-required", room
+    # '/;account=a/charges' is '/charges', whose idempotency key would not hold: refused outright
+    charge = fetch_json(gateway, matrix_turn, post(f"{BASE}/;account=a/charges", CHARGE))
+    assert (charge["error"]["code"], charge["error"]["reason"]) == ("invalid-request", "path-parameter")
     refused = fetch_json(gateway, matrix_turn, post(f"{BASE}/charges;account=a", CHARGE))
     assert (refused["error"]["code"], refused["error"]["reason"]) == ("invalid-request", "path-parameter")
     assert upstream.recorder.requests == []

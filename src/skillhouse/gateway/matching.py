@@ -209,11 +209,20 @@ class BoundReleases:
             score = _literal_count(template.path)
             if best is None or score > best[0]:
                 best = (score, Match(op, params))
-        if best is None and ";" in target.path:
+        if ";" not in target.path:
+            return None if best is None else best[1]
+        if best is None:
             raise InvalidRequest("url has a ';' in the path that is no matrix parameter of the operation it calls "
                                  "(servers that strip ';parameters' disagree); write %3B", field="url",
                                  reason="path-parameter")  # fmt: skip
-        return None if best is None else best[1]
+        # a server that ignores ';parameters' runs the stripped path: when that is another operation with an
+        # idempotency key, the key would not hold (a gate does: gate_for)
+        read_as = self.match(method, replace(target, path=without_parameters(target.path)))
+        if read_as is not None and read_as.operation is not best[1].operation and read_as.operation.document.get("identity"):
+            raise InvalidRequest(f"url has a ';' parameter whose path, stripped of it, is {read_as.operation.qualified}, "
+                                 "which has an idempotency key; servers that strip ';parameters' would run that",
+                                 field="url", reason="path-parameter")  # fmt: skip
+        return best[1]
 
     def gate_for(self, method: str, target: Target, match: Match | None) -> Gate | None:
         """The gate that holds this request, if any: the operation's own, or a matching one."""
