@@ -72,6 +72,16 @@ operation:
 ---
 Find rooms.
 """,
+    # a wire name that is percent-encoded on the wire
+    "filter_floor.md": """---
+operation:
+  method: GET
+  url: http://hollowbrook.local:8084/floors/{floor}
+  style: {floor: matrix}
+  names: {floor: "floor[id]"}
+---
+A floor.
+""",
     # gated itself
     "release_room.md": """---
 operation:
@@ -181,7 +191,8 @@ def refusal(releases: BoundReleases, method: str, url: str) -> str | None:
      ("tag_rooms", {"tag": ["a", "b;tag=c"]}, "tag", ";tag=a;tag=b%3Btag%3Dc"),
      ("tag_rooms", {"tag": ["x"]}, "tag", "x"),
      ("find_rooms", {"filter": {"view": "sea", "floor": "2"}}, "filter", ";floor=2;view=sea"),
-     ("book_suite", {"wing": "east", "nights": "2"}, "wing", "east")],
+     ("book_suite", {"wing": "east", "nights": "2"}, "wing", "east"),
+     ("filter_floor", {"floor": "3"}, "floor", "3")],
 )  # fmt: skip
 def test_what_the_guest_builds_is_matched_to_its_operation_with_the_value_it_carries(
     releases: BoundReleases, matrix_release: dict[str, Any], name: str, arguments: dict[str, Any], parameter: str, value: str
@@ -199,6 +210,9 @@ def test_a_matrix_value_is_one_value_however_its_unreserved_characters_are_spell
     # an encoded ',' is part of the value, a raw one separates items: two lists, two values
     listed = matched(releases, "POST", f"{BASE}/tags/;tag=a%2Cb")
     assert listed is not None and listed.path == {"tag": "a,b"}
+    # an encoded wire name is one name in either hex case
+    floor = matched(releases, "GET", f"{BASE}/floors/;floor%5bid%5d=3")
+    assert floor is not None and floor.operation.qualified == "matrix.filter_floor" and floor.path == {"floor": "3"}
 
 
 @pytest.mark.parametrize(
@@ -211,7 +225,8 @@ def test_a_matrix_value_is_one_value_however_its_unreserved_characters_are_spell
      ("DELETE", "/bookings/;booking_id=b1"), ("GET", "/rooms/;room=1/holds"), ("POST", "/tags/;tag=a,b"),
      ("POST", "/tags/;tag=a;other=b"), ("POST", "/tags/;tag=a;;tag=b"), ("GET", "/find/;=1"), ("GET", "/find/;a=1,2"),
      ("POST", "/echo;x=1"), ("POST", "/rooms/;room=1/x/../holds;x"), ("POST", "/;account=a/bookings"),
-     ("POST", "/;account=a/charges")],
+     ("POST", "/;account=a/charges"),
+     ("GET", "/floors/;floor=3")],
 )  # fmt: skip
 def test_every_other_raw_semicolon_is_refused_as_a_path_parameter(releases: BoundReleases, method: str, path: str) -> None:
     assert refusal(releases, method, BASE + path) == "invalid-request/path-parameter"

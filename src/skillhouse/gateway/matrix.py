@@ -22,7 +22,7 @@ since decoding would make ``;id=a%2Cb`` (one item) and ``;id=a,b`` (two) the sam
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from skillhouse.json_types import OperationDocument
 
@@ -32,7 +32,7 @@ class MatrixParameter:
     """A path argument of style ``matrix``, as the gateway reads its segment."""
 
     wire: str
-    """The name written before ``=`` (``;id=5``)."""
+    """The name written before ``=`` (``;id=5``), percent-encoded as the guest writes it (``;a%5Bb%5D=5``)."""
     explode: bool
     keyed: bool
     """Exploded and possibly an object: each ``;key=value`` is named by a key, not the wire name."""
@@ -48,7 +48,8 @@ def matrix_parameters(document: OperationDocument) -> dict[str, MatrixParameter]
         name, explode = str(argument["name"]), bool(argument.get("explode"))
         declared = properties.get(name, {}).get("type") if isinstance(properties.get(name), dict) else None
         may_be_object = declared is None or declared == "object" or (isinstance(declared, list) and "object" in declared)
-        out[name] = MatrixParameter(str(argument.get("wire", name)), explode, explode and may_be_object)
+        wire = quote(str(argument.get("wire", name)), safe="")  # as the guest writes it, in canonical form
+        out[name] = MatrixParameter(wire, explode, explode and may_be_object)
     return out
 
 
@@ -67,7 +68,7 @@ def matrix_value(segment: str, parameter: MatrixParameter) -> str | None:
         if name != parameter.wire and not parameter.keyed:
             return None
     (name, equals, value), single = pieces[0].partition("="), len(pieces) == 1
-    if single and name == parameter.wire and "," not in value and (equals or not value):
+    if single and name == parameter.wire and "," not in value:
         if equals and not value:
             return segment  # ';id=': a list of one empty item, not the empty value (';id')
         return unquote(value)
