@@ -1,6 +1,7 @@
-"""Path parameter styles: ``label`` segments carry the ``.`` the guest writes; ``matrix`` is refused where it is
-declared (its ``;name=value`` needs a raw ``;`` in the path, which the gateway refuses), in a skill and in an
-OpenAPI import, so no tool sends a segment no server reads as declared."""
+"""Path parameter styles: ``label`` segments carry the ``.`` the guest writes; ``matrix`` segments are
+``;name=value`` as OpenAPI (RFC 6570 ``{;name}``, ``{;name*}``) writes them, every value percent-encoded so
+that no ``;``, ``=``, ``,`` or ``/`` inside one spells another parameter or segment, in a skill and in an
+OpenAPI import."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from jsonschema import Draft202012Validator
 from tests.guest.conftest import write_package
 
 from skillhouse.compiler import compile_dir
-from skillhouse.guest import build_request
+from skillhouse.guest import InvalidArguments, build_request
 from skillhouse.openapi import import_openapi
 
 GET_PART = """
@@ -46,12 +49,86 @@ def test_simple_is_the_default_and_writes_nothing(tmp_path: Path) -> None:
     assert build_request(operation, {"item": "5", "part": "7"})["url"] == "https://api.test/items/5/parts/7"
 
 
-def test_a_matrix_path_parameter_is_refused_with_the_reason(tmp_path: Path) -> None:
-    result, (error,) = _compiled(tmp_path / "a", "matrix")
-    assert result is None and error.code == "invalid-operation"
-    assert "raw ';'" in error.message and "'item'" in error.message
-    _, (other,) = _compiled(tmp_path / "b", "form")
-    assert "must be one of simple, label" in other.message
+def test_a_matrix_segment_is_the_parameter_name_and_its_encoded_value(tmp_path: Path) -> None:
+    result, errors = _compiled(tmp_path, "matrix")
+    assert errors == [] and result is not None
+    (operation,) = result.document["operations"]
+    assert operation["arguments"][0] == {"name": "item", "in": "path", "wire": "item", "style": "matrix"}
+    assert build_request(operation, {"item": "5", "part": "7"})["url"] == "https://api.test/items/;item=5/parts/7"
+    assert build_request(operation, {"item": "", "part": "7"})["url"] == "https://api.test/items/;item/parts/7"
+    sneaky = build_request(operation, {"item": "1;part=2,x=..", "part": "7"})["url"]
+    assert sneaky == "https://api.test/items/;item=1%3Bpart%3D2%2Cx%3D../parts/7"
+
+
+MATRIX_SCHEMA = """
+---
+operation:
+  method: GET
+  url: https://api.test/items/{item}
+  style: {item: matrix}
+  EXPLODE
+  schema: |
+    {"type": "object", "properties": {"item": ITEM}, "required": ["item"], "additionalProperties": false}
+---
+Get items.
+"""
+LIST = '{"type": "array", "items": {"type": "string"}}'
+OBJECT = '{"type": "object", "additionalProperties": {"type": "string"}}'
+
+
+def _matrix_operation(tmp_path: Path, item: str, explode: bool) -> Any:
+    text = MATRIX_SCHEMA.replace("ITEM", item).replace("EXPLODE", "explode: [item]" if explode else "")
+    result, errors = compile_dir(write_package(tmp_path, "styles", {"get_items.md": text}))
+    assert errors == [] and result is not None
+    (operation,) = result.document["operations"]
+    return operation
+
+
+@pytest.mark.parametrize(
+    ("item", "explode", "value", "segment"),
+    [(LIST, False, ["3", "4", "5"], ";item=3,4,5"), (LIST, True, ["3", "4", "5"], ";item=3;item=4;item=5"),
+     (LIST, False, ["a,b", "c"], ";item=a%2Cb,c"), (LIST, True, ["", "a;item=b"], ";item;item=a%3Bitem%3Db"),
+     (LIST, False, [""], ";item="),
+     (OBJECT, False, {"role": "admin", "firstName": "Alex"}, ";item=firstName,Alex,role,admin"),
+     (OBJECT, True, {"role": "admin", "firstName": "Alex"}, ";firstName=Alex;role=admin"),
+     (OBJECT, True, {"a=b": "", "c": "d,e"}, ";a%3Db;c=d%2Ce"), (OBJECT, False, {"k": "v;w"}, ";item=k,v%3Bw")],
+)  # fmt: skip
+def test_a_matrix_list_or_object_is_written_as_openapi_says(
+    tmp_path: Path, item: str, explode: bool, value: Any, segment: str
+) -> None:
+    operation = _matrix_operation(tmp_path, item, explode)
+    assert operation["arguments"][0].get("explode", False) is explode
+    assert build_request(operation, {"item": value})["url"] == "https://api.test/items/" + segment
+
+
+@pytest.mark.parametrize(
+    ("item", "explode", "value"),
+    [(LIST, False, []), (LIST, True, ["a/b"]), (OBJECT, False, {}), (OBJECT, True, {"": "x"}), (OBJECT, False, {"a": "x\\y"}),
+     ('{"type": "string"}', False, "a/b"), ('{"type": "string"}', False, "line\nbreak"), ('{"type": "array"}', False, [["a"]]),
+     ('{"type": "object"}', True, {"a": {"b": "c"}}), ("{}", False, {"a": "/"})],
+)  # fmt: skip
+def test_a_matrix_value_the_gateway_would_refuse_is_refused_by_the_schema_and_the_guest(
+    tmp_path: Path, item: str, explode: bool, value: Any
+) -> None:
+    operation = _matrix_operation(tmp_path, item, explode)
+    assert Draft202012Validator(operation["schema"]).is_valid({"item": value}) is False
+    with pytest.raises(InvalidArguments) as refused:
+        build_request(operation, {"item": value})
+    assert [v.path for v in refused.value.violations] == ["$.item"]
+
+
+def test_explode_names_a_matrix_parameter_and_matrix_takes_a_whole_segment(tmp_path: Path) -> None:
+    text = MATRIX_SCHEMA.replace("ITEM", '{"type": "string"}').replace("EXPLODE", "explode: [item]").replace("style: {item: matrix}", "")
+    _, (error,) = compile_dir(write_package(tmp_path / "a", "styles", {"get_items.md": text}))
+    assert error.code == "unknown-qualifier" and "explode" in error.message
+    text = MATRIX_SCHEMA.replace("ITEM", '{"type": "string"}').replace("EXPLODE", "").replace("{item}", "{item}.json")
+    _, (error,) = compile_dir(write_package(tmp_path / "b", "styles", {"get_items.md": text}))
+    assert error.code == "path-parameter" and "whole segment" in error.message
+    _, (other,) = _compiled(tmp_path / "c", "form")
+    assert "must be one of simple, label, matrix" in other.message
+    _, (listed,) = compile_dir(write_package(tmp_path / "d", "styles", {"get_items.md": MATRIX_SCHEMA.replace("ITEM", LIST)
+                               .replace("EXPLODE", "").replace("style: {item: matrix}", "")}))  # fmt: skip
+    assert listed.code == "path-parameter" and "unless its style is matrix" in listed.message
 
 
 def _spec(tmp_path: Path, style: str) -> Path:
@@ -75,7 +152,9 @@ def test_an_imported_label_parameter_keeps_its_type_and_its_dot(tmp_path: Path) 
     assert build_request(operation, {"item": 42})["url"] == "https://api.test/items/.42"
 
 
-def test_an_imported_matrix_operation_is_skipped_with_its_reason(tmp_path: Path) -> None:
+def test_an_imported_matrix_parameter_keeps_its_type_and_its_name(tmp_path: Path) -> None:
     result = import_openapi(_spec(tmp_path, "matrix"))
-    (outcome,) = result.report.outcomes
-    assert outcome.status == "skipped" and "uses style matrix" in outcome.notes[0]
+    assert result.compiled is not None
+    (operation,) = result.compiled.document["operations"]
+    assert operation["schema"]["properties"]["item"]["type"] == "integer"
+    assert build_request(operation, {"item": 42})["url"] == "https://api.test/items/;item=42"

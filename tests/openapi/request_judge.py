@@ -12,6 +12,7 @@ gateway) and, per :data:`JUDGE_LIMITS`, what openapi-core itself cannot read.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from typing import Any
@@ -108,9 +109,22 @@ def judge_of(spec: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     openapi = OpenAPI.from_dict(relaxed, config=Config(spec_validator_cls=None))
 
     def judge(request: dict[str, Any]) -> None:
-        openapi.validate_request(werkzeug_request(request))
+        read = werkzeug_request(request)
+        with contextlib.suppress(Exception):  # a request no path fits is refused by validate_request itself
+            found = openapi.request_validator._find_path(read)[3]
+            read.parameters.path = _matrix_names(found.variables)
+        openapi.validate_request(read)
 
     return judge
+
+
+def _matrix_names(variables: dict[str, str]) -> dict[str, str]:
+    """The path's variables also under the names openapi-core 0.23's matrix reader looks up (``;id``, ``;id*``,
+    RFC 6570's spelling), where its path finder files them under ``id``: without them it finds no matrix
+    parameter in any request (``Missing required path parameter``), however it is written. An empty value,
+    which OpenAPI and RFC 6570 write ``;id``, is handed over as ``;id=``: openapi-core's reader only knows that."""
+    spelled = {k: f";{k}=" if v == f";{k}" else v for k, v in variables.items()}
+    return {**variables, **{f";{k}": v for k, v in spelled.items()}, **{f";{k}*": v for k, v in spelled.items()}}
 
 
 def werkzeug_request(request: dict[str, Any]) -> Any:

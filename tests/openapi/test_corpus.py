@@ -16,20 +16,26 @@ from skillhouse.export import example_value, export_release, write_bundle
 from skillhouse.guest import build_request
 from skillhouse.openapi import ImportResult
 
-# Shortfalls found on real specs (affixed path segments and raw bodies cover Twilio and Spotify).
-SHORTFALLS: dict[str, str] = {
-    "readme-3.0-parameters-style.json": (
-        "2 of its 25 operations take matrix path parameters (';name=value' segments): the gateway refuses a raw ';' "
-        "in a path (a server that strips ;parameters would route the request elsewhere, past a gate), so they are "
-        "skipped with that reason rather than offered as tools whose requests no server would read as declared"
-    ),
-}
+# Shortfalls found on real specs (affixed path segments and raw bodies cover Twilio and Spotify; matrix path
+# parameters cover readme-3.0-parameters-style.json). None is left: an entry here is a strict xfail.
+SHORTFALLS: dict[str, str] = {}
 
 
-def test_only_the_matrix_operations_of_the_parameter_styles_spec_are_skipped() -> None:
+def test_every_operation_of_the_parameter_styles_spec_becomes_a_tool_matrix_ones_included() -> None:
     (path,) = [p for p in SPECS if p.name == "readme-3.0-parameters-style.json"]
-    skipped = {o.name: o.notes[0] for o in import_of(path).report.outcomes if o.status == "skipped"}
-    assert len(skipped) == 2 and all("uses style matrix" in why and "raw ';'" in why for why in skipped.values())
+    result = import_of(path)
+    assert result.report.totals()["skipped"] == 0 and result.compiled is not None
+    matrix = [op for op in result.compiled.document["operations"] if "/matrix/" in op["url"]]
+    assert sorted(op["name"] for op in matrix) == ["paths_matrix_exploded", "paths_matrix_nonExploded"]
+    for op in matrix:
+        exploded = op["name"] == "paths_matrix_exploded"
+        assert [(a["name"], a["style"], a.get("explode", False)) for a in op["arguments"]] == [
+            (name, "matrix", exploded) for name in ("primitive", "array", "object")
+        ]
+    references = "".join(text for name, text in export_release(result.compiled.document).items() if "paths_matrix" in name)
+    assert "| path (matrix, exploded) |" in references and "| path (matrix) |" in references
+
+
 ROUND_TRIP_SAMPLE = 12
 
 

@@ -83,7 +83,9 @@ def schema_form(
     path_params: list[tuple[str, int]],
     query: list[tuple[str, int]],
     header: list[tuple[str, int]],
+    composite: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[JsonSchema, list[str], str | None] | None:
+    """The schema form; a path parameter in ``composite`` (style ``matrix``) may be a list or an object."""
     raw = op["schema"]
     if isinstance(raw, str):
         try:
@@ -161,8 +163,9 @@ def schema_form(
         prop = new_properties.get(name)
         if prop is None:
             new_properties[name] = {"type": "string"}
-        elif isinstance(prop, dict) and prop.get("type") in ("object", "array"):
-            ctx.error(codes.PATH_PARAMETER, f"path parameter {name!r} must be a string or number, not {prop['type']}", "operation", "schema")
+        elif isinstance(prop, dict) and prop.get("type") in ("object", "array") and name not in composite:
+            ctx.error(codes.PATH_PARAMETER, f"path parameter {name!r} must be a string or number, not {prop['type']} "
+                      "(unless its style is matrix)", "operation", "schema")
         if name not in required:
             required.append(name)
     located = set(path_names) | {n for n, _ in query} | {n for n, _ in header}

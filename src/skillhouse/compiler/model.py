@@ -12,8 +12,9 @@ from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
 
 Location = Literal["path", "query", "header", "body"]
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
-PATH_STYLES = ("simple", "label")
-"""Not ``matrix``: its ``;name=value`` needs a raw ``;`` in the path, which the gateway refuses."""
+PATH_STYLES = ("simple", "label", "matrix")
+"""``matrix`` (``;name=value``) is the one raw ``;`` the gateway accepts in a path: at a segment whose
+template is that parameter, spelled as it (``gateway/matrix.py``)."""
 ENCODINGS = ("json", "form", "multipart", "raw")
 
 
@@ -28,9 +29,12 @@ class Argument:
     """The name on the wire: the query parameter, header or body field name."""
     style: str | None = None
     """Query serialization other than repeated ``form``, a form field's ``deepObject``, or a path segment's
-    ``label`` prefix (``.5``); ``None`` for the default."""
+    ``label`` prefix (``.5``) or ``matrix`` parameter (``;id=5``); ``None`` for the default."""
     allow_empty: bool = False
     """A query argument sent even when it is the empty string (OpenAPI's ``allowEmptyValue``)."""
+    explode: bool = False
+    """A ``matrix`` path argument whose list items or object properties are each their own ``;name=value``
+    (OpenAPI's ``explode``): ``;id=3;id=4`` rather than ``;id=3,4``."""
 
     def document(self) -> JsonObject:
         doc: JsonObject = {"name": self.name, "in": self.location, "wire": self.wire}
@@ -38,6 +42,8 @@ class Argument:
             doc["style"] = self.style
         if self.allow_empty:
             doc["allow_empty"] = True
+        if self.explode:
+            doc["explode"] = True
         return doc
 
 

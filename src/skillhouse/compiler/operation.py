@@ -20,7 +20,8 @@ from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import close_matches
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty", "defaults"}
+COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty", "explode",
+               "defaults"}
 FLAT_KEYS = COMMON_KEYS | {"body", "optional", "integer", "number", "boolean", "list"}
 SCHEMA_KEYS = COMMON_KEYS | {"schema", "payload", "content_type"}
 FLAT_ONLY = FLAT_KEYS - SCHEMA_KEYS
@@ -101,8 +102,11 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         ctx.error(codes.INVALID_OPERATION, f"encoding must be one of {', '.join(ENCODINGS)}", "operation", "encoding")
         encoding = "json"
 
+    styles = mapping(ctx, op, "style")
+    # a matrix parameter may be a list or an object: its ';name=a,b' says which items
+    matrix = {n for n, _ in path_params if styles.get(n) == "matrix"}
     if written_as_schema:
-        built = schema_form(ctx, op, method, path_params, query, header)
+        built = schema_form(ctx, op, method, path_params, query, header, composite=matrix)
     else:
         built = flat_form(ctx, op, method, path_params, query, header)
     if built is None:
@@ -112,7 +116,6 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
 
     sent = [n for n, _ in path_params] + [n for n, _ in query] + [n for n, _ in header] + body
     names = mapping(ctx, op, "names")
-    styles = mapping(ctx, op, "style")
     query_names = {n for n, _ in query}
     path_names = {n for n, _ in path_params}
     for arg, wire in names.items():
@@ -122,13 +125,12 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
             ctx.error(codes.INVALID_OPERATION, f"names: the wire name of {arg!r} must be a non-empty string", "operation", "names", arg)
     for arg, style in styles.items():
         if arg in path_names:
-            if style == "matrix":
-                ctx.error(codes.INVALID_OPERATION, f"style of path parameter {arg!r} cannot be matrix: ';{arg}=' needs a raw "
-                          "';' in the path, which the gateway refuses (a server that strips ;parameters would route the "
-                          "request elsewhere)", "operation", "style", arg)  # fmt: skip
-            elif style not in PATH_STYLES:
+            if style not in PATH_STYLES:
                 ctx.error(codes.INVALID_OPERATION, f"style of path parameter {arg!r} must be one of {', '.join(PATH_STYLES)}",
                           "operation", "style", arg)  # fmt: skip
+            elif style == "matrix" and "{" + arg + "}" not in path_of(url).split("/"):
+                ctx.error(codes.PATH_PARAMETER, f"path parameter {arg!r} of style matrix must be a whole segment, like "
+                          f"/items/{{{arg}}}: its ';{arg}=' starts the segment", "operation", "style", arg)  # fmt: skip
         elif arg in body and encoding == "form":
             if style != "deepObject":
                 ctx.error(codes.INVALID_OPERATION, f"style of form field {arg!r} can only be deepObject", "operation", "style", arg)
@@ -138,9 +140,15 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         elif style not in QUERY_STYLES:
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
+    explode_names = name_list(ctx, op, "explode", check_names=False)
+    for index, (arg, _) in enumerate(explode_names):
+        if arg not in matrix:
+            ctx.error(codes.UNKNOWN_QUALIFIER, f"explode: {arg!r} is not a path parameter of style matrix", "operation",
+                      "explode", index)  # fmt: skip
+    explode = {n for n, _ in explode_names}
     schema = wire_limited(
-        schema, [n for n, _ in path_params], [n for n, _ in header], styles, [n for n, _ in query], body if payload is None else [], str(encoding),
-        payload,
+        schema, [n for n, _ in path_params if n not in matrix], [n for n, _ in header], styles, [n for n, _ in query], body if payload is None else [], str(encoding),
+        payload, matrix=sorted(matrix),
     )
 
     defaults = argument_defaults(ctx, mapping(ctx, op, "defaults"), schema, sent)
@@ -198,7 +206,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
             style = styles.get(name) if loc != "header" else None
             arguments.append(
                 Argument(name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
-                         loc == "query" and name in allow_empty)
+                         loc == "query" and name in allow_empty, loc == "path" and name in explode)
             )
     return OperationDecl(
         name=ctx.file.removesuffix(".md"),

@@ -8,8 +8,9 @@ Path: ``.`` and ``..`` segments removed (RFC 3986 5.2.4); escapes of unreserved 
 (``A-Z a-z 0-9 - . _ ~``) decoded, every other escape in upper-case hex; a trailing slash kept.
 Refused (:class:`NotCanonical` with a ``reason``): characters RFC 3986 does not allow raw (non-ASCII,
 ``\\``, ``"``, ``<``, ...), ``%`` without two hex digits, and in the path an encoded ``/`` or ``\\``, an
-encoded control character, a dot segment spelled with escapes, an empty segment and a raw ``;``.
-Query: the same escape rules, nothing reordered.
+encoded control character, a dot segment spelled with escapes, an empty segment and a raw ``;`` (unless
+the caller reads ``;`` itself: the gateway accepts one only as an operation's matrix parameter,
+``gateway/matrix.py``). Query: the same escape rules, nothing reordered.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from skillhouse.errors import CallerError
 UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _SUB_DELIMS = frozenset("!$&'()*+,;=")
 _PATH_RAW = (UNRESERVED | _SUB_DELIMS | frozenset(":@/%")) - {";"}
+_PATH_RAW_WITH_PARAMETERS = _PATH_RAW | {";"}
 _QUERY_RAW = UNRESERVED | _SUB_DELIMS | frozenset(":@/?%")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SEPARATORS = (0x2F, 0x5C)
@@ -70,8 +72,8 @@ def _normalized(pieces: list[tuple[str, int | None]]) -> str:
     )
 
 
-def _segment(raw: str) -> str:
-    pieces = _escapes(raw, _PATH_RAW, "path")
+def _segment(raw: str, parameters: bool) -> str:
+    pieces = _escapes(raw, _PATH_RAW_WITH_PARAMETERS if parameters else _PATH_RAW, "path")
     for _, byte in pieces:
         if byte in _SEPARATORS:
             raise refuse("encoded-separator", "has an encoded / or \\ (%2F, %5C) in the path; servers disagree on it")
@@ -83,8 +85,11 @@ def _segment(raw: str) -> str:
     return segment
 
 
-def canonical_path(raw: str) -> str:
-    """A path (starting with ``/``) in canonical form: escapes normalized, dot segments removed."""
+def canonical_path(raw: str, parameters: bool = False) -> str:
+    """A path (starting with ``/``) in canonical form: escapes normalized, dot segments removed.
+
+    A raw ``;`` is refused unless ``parameters``: then it is kept as written, for the caller to judge.
+    """
     parts = raw.split("/")[1:]
     output: list[str] = []
     for index, part in enumerate(parts):
@@ -95,7 +100,7 @@ def canonical_path(raw: str) -> str:
             if last:
                 output.append("")
             continue
-        output.append(_segment(part))
+        output.append(_segment(part, parameters))
     if "" in output[:-1]:
         raise refuse("empty-segment", "has an empty path segment (//); servers disagree on it")
     return "/" + "/".join(output)

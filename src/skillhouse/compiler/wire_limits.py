@@ -3,7 +3,8 @@
 The guest refuses values the wire cannot carry unambiguously (``guest/translation.py``): a path
 segment that is empty, ``.`` or ``..`` or holds ``/``, ``\\`` or a control character; a header value
 outside printable ASCII and tab; an item of a comma-, pipe- or space-delimited query list holding its
-separator; and a required query list, or a required list or object of a form body (a list of a
+separator; a ``matrix`` path argument's texts (value, list items, object keys and values) holding ``/``,
+``\\`` or a control character, and its list or object when empty (it would write no segment); and a required query list, or a required list or object of a form body (a list of a
 multipart body), or a required raw payload, cannot be empty, since an empty one sends nothing and the
 server reads it as absent. Each of these rules is published in the tool's schema here, so a model (and any client
 reading the schema) knows it before calling. The constraints are written with ``not`` and unanchored
@@ -36,6 +37,7 @@ def wire_limited(
     body: Sequence[str] = (),
     encoding: str = "json",
     payload: str | None = None,
+    matrix: Sequence[str] = (),
 ) -> dict[str, Any]:
     """``schema`` (a tool's expanded root) with the wire's limits added to its path, header, delimited
     and required list query arguments; the other properties are the same objects."""
@@ -59,6 +61,9 @@ def wire_limited(
     for name in path:
         if name in out:
             out[name] = _segment(out[name])
+    for name in matrix:
+        if name in out:
+            out[name] = _matrix(out[name])
     for name in header:
         if name in out:
             out[name] = _each(out[name], lambda node: _excluding(node, HEADER_FORBIDDEN))
@@ -115,6 +120,39 @@ def _segment(node: Any) -> Any:
     if not isinstance(low, int) or isinstance(low, bool) or low < 1:
         base["minLength"] = 1
     return _not(base, {"anyOf": [{"enum": [".", ".."]}, {"type": "string", "pattern": SEGMENT_FORBIDDEN}]})
+
+
+def _matrix(node: Any) -> Any:
+    """A matrix path argument: ``;id`` carries the empty string and dots, but no text of it may hold a
+    separator or control character; a list's items and an object's values are scalars (RFC 6570 writes
+    nothing deeper), its keys not empty, and a list or object has an item to write. ``items`` and the
+    object keywords bind only values of their type, so they are added whenever the type allows one."""
+    if not isinstance(node, dict) and node is not True:
+        return node
+    base: dict[str, Any] = dict(node) if isinstance(node, dict) else {}
+    types = _types(base)
+    if types is None or "array" in types:
+        base["items"] = _matrix_member(base.get("items", True))
+        base = _at_least_one(base, "minItems")
+    if types is None or "object" in types:
+        base = _at_least_one(base, "minProperties")
+        names = base.get("propertyNames", True)
+        base["propertyNames"] = _at_least_one(_excluding(names if isinstance(names, dict) else {"type": "string"},
+                                                         SEGMENT_FORBIDDEN), "minLength")  # fmt: skip
+        if isinstance(base.get("properties"), dict):
+            base["properties"] = {k: _matrix_member(v) for k, v in base["properties"].items()}
+        if base.get("additionalProperties", True) is not False:
+            base["additionalProperties"] = _matrix_member(base.get("additionalProperties", True))
+    return _excluding(base, SEGMENT_FORBIDDEN)
+
+
+def _matrix_member(node: Any) -> Any:
+    """An item or property value of a matrix argument: a scalar whose text a path segment can hold."""
+    node = _excluding(node, SEGMENT_FORBIDDEN)
+    types = _types(node)
+    if (not isinstance(node, dict) and node is not True) or (types is not None and not types & {"array", "object"}):
+        return node
+    return _not(dict(node) if isinstance(node, dict) else {}, {"type": ["array", "object"]})
 
 
 def _excluding(node: Any, forbidden: str) -> Any:

@@ -92,7 +92,7 @@ def the_call(op: OperationDocument) -> str:
         lines += ["| argument | sent in | as | required | type |", "|---|---|---|---|---|"]
         for arg in arguments:
             prop = properties.get(arg["name"], {})
-            where = arg["in"] + (f" ({arg['style']})" if arg.get("style") else "")
+            where = arg["in"] + (f" ({arg['style']}{', exploded' if arg.get('explode') else ''})" if arg.get("style") else "")
             if arg["name"] == op.get("payload"):
                 where = "body (the whole body)"
             lines.append(
@@ -100,6 +100,8 @@ def the_call(op: OperationDocument) -> str:
             )
         if any(a["in"] == "path" for a in arguments):
             lines += ["", "Path arguments fill the `{name}` segments of the URL, percent-encoded."]
+            if any(a.get("style") == "matrix" for a in arguments):
+                lines[-1] += " A matrix one is written `;name=value` (a list `;name=a,b`, exploded `;name=a;name=b`)."
     headers = op.get("headers") or {}
     if headers:
         lines += ["", "Fixed headers: " + ", ".join(f"`{k}: {v}`" for k, v in sorted(headers.items())) + "."]

@@ -6,7 +6,9 @@ Everything downstream (operation matching, gates, identity, egress, credentials,
 the audit and the approval a person reads) works on it, and the upstream receives exactly its bytes.
 
 - Method: one of :data:`METHODS`, upper-cased.
-- URL: :mod:`skillhouse.gateway.canonical_url` (its docstring has the rules).
+- URL: :mod:`skillhouse.gateway.canonical_url` (its docstring has the rules); a raw ``;`` in the path
+  is kept for :meth:`~skillhouse.gateway.matching.BoundReleases.match`, which refuses it unless it is the
+  matched operation's matrix parameter.
 - Headers: names must be HTTP tokens and are lower-cased; two names that differ only in case are
   refused (``duplicate-header``): which one an upstream reads is not ours to guess. Values are
   printable ASCII, space and tab; line breaks, other control characters and anything non-ASCII
@@ -95,7 +97,8 @@ def canonical_request(request: FetchRequest) -> CanonicalRequest:
     canonical_headers = _headers(request.headers)
     if body is not None and not _utf8(body):
         raise InvalidRequest("body is not text that UTF-8 can carry (a lone surrogate)", field="body", reason="not-utf8")
-    location = canonical_url(url)
+    # a raw ';' is kept for operation matching, which accepts it only as a matrix parameter
+    location = canonical_url(url, path_parameters=True)
     content_type = next((value for name, value in canonical_headers if name == "content-type"), "")
     parsed = json_body(body) if body is not None and is_json(content_type) else None
     return CanonicalRequest(method.upper(), location, canonical_headers, body, parsed)

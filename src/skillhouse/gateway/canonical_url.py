@@ -22,7 +22,8 @@ host (percent-encode them), a raw ``\\``, ``%`` not followed by two hex digits, 
 encoded ``/`` or ``\\`` (``%2F``, ``%5C``), an encoded control character (``%00``-``%1F``, ``%7F``),
 a dot segment spelled with escapes (``%2e%2e``), an empty segment (``//``) and a raw ``;`` (servers
 that strip ``;parameters`` would route ``/charges;x`` to ``/charges``); a URL longer than
-:data:`MAX_URL_LENGTH`.
+:data:`MAX_URL_LENGTH`. A request's URL may keep a raw ``;`` (``path_parameters``) for operation
+matching to judge: it is accepted only as the matched operation's matrix parameter (``gateway/matrix.py``).
 """
 
 from __future__ import annotations
@@ -81,8 +82,12 @@ def refuse(reason: str, message: str, **details: Any) -> InvalidRequest:
     return InvalidRequest(f"url {message}", field="url", reason=reason, **details)
 
 
-def canonical_url(url: str) -> CanonicalURL:
-    """The canonical form of ``url``; raises :class:`InvalidRequest` (or ``EgressRefused`` for a scheme)."""
+def canonical_url(url: str, path_parameters: bool = False) -> CanonicalURL:
+    """The canonical form of ``url``; raises :class:`InvalidRequest` (or ``EgressRefused`` for a scheme).
+
+    With ``path_parameters`` a raw ``;`` in the path is kept, not refused: the caller must refuse it
+    wherever it is not a matrix parameter (``BoundReleases.match`` does).
+    """
     if len(url) > MAX_URL_LENGTH:
         raise refuse("too-long", f"is {len(url)} characters long; at most {MAX_URL_LENGTH} are accepted")
     found = _REFUSED_CHARACTER.search(url)
@@ -104,7 +109,7 @@ def canonical_url(url: str) -> CanonicalURL:
     raw_path, _, raw_query = path_and_query.partition("?")
     host, port = _authority(authority, scheme)
     try:
-        return CanonicalURL(scheme, host, port, canonical_path(raw_path or "/"), canonical_query(raw_query))
+        return CanonicalURL(scheme, host, port, canonical_path(raw_path or "/", path_parameters), canonical_query(raw_query))
     except NotCanonical as exc:
         raise refuse(exc.reason, exc.message) from None
 

@@ -7,8 +7,12 @@ the egress rule and nothing else (unless a gate's path matches it).
 
 Requests arrive canonical (``gateway/canonical_url.py``); templates and gate paths are brought to the
 same form here (their ``{name}`` parameters kept), so a spelling that canonicalizes to an operation's
-URL is that operation. One trailing slash is not significant for matching: ``/charges/`` is held by
-the gate on ``/charges`` and keyed like it, as many servers route the two alike.
+URL is that operation. A raw ``;`` in the path is accepted only as the matched operation's matrix
+parameter, spelled as it (``gateway/matrix.py``); any other is refused (``path-parameter``), as the
+canonical form refuses it everywhere else. A gate holds such a request when it holds its path with the
+parameters stripped too, as a server that ignores them would read it. One trailing slash is not
+significant for matching: ``/charges/`` is held by the gate on ``/charges`` and keyed like it, as many
+servers route the two alike.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from urllib.parse import unquote, urlsplit
 from skillhouse.compiler.url_form import NotCanonical, canonical_path
 from skillhouse.gateway.canonical_url import canonical_url
 from skillhouse.gateway.egress import Target, parse_target
-from skillhouse.gateway.errors import GatewayError
+from skillhouse.gateway.errors import GatewayError, InvalidRequest
+from skillhouse.gateway.matrix import MatrixParameter, matrix_parameters, matrix_value, without_parameters
 from skillhouse.json_types import OperationDocument, ReleaseDocument
 
 _PARAMETER = re.compile(r"\{[^{}/]*\}")
@@ -47,7 +52,8 @@ class BoundOperation:
 
 @dataclass(frozen=True)
 class Match:
-    """A request matched to an operation; ``path`` holds its path parameters, percent-decoded."""
+    """A request matched to an operation; ``path`` holds its path parameters, percent-decoded (a matrix
+    list or object keeps its canonical segment: ``gateway/matrix.py``)."""
 
     operation: BoundOperation
     path: dict[str, str] = field(default_factory=dict)
@@ -122,6 +128,27 @@ def match_path(template: str, path: str) -> dict[str, str] | None:
     return params
 
 
+def _with_matrix(template: str, path: str, params: dict[str, str], matrix: dict[str, MatrixParameter]) -> dict[str, str] | None:
+    """``params`` with each matrix parameter's value read from its segment (``gateway/matrix.py``), or
+    ``None`` when a segment with a raw ``;`` is not a matrix parameter spelled as it."""
+    out = dict(params)
+    for pattern, segment in zip(_segments(template), _segments(path), strict=True):
+        parameter = _segment_parameter(pattern)
+        name = parameter[1] if parameter is not None and parameter[0] == parameter[2] == "" else ""
+        declared = matrix.get(name)
+        if declared is None or ";" not in segment:
+            if ";" in segment:
+                return None
+            # a matrix position spelled without ';' is still this operation (its gate and key hold it),
+            # read as a simple segment: servers route it to the same handler
+            continue
+        value = matrix_value(segment, declared)
+        if value is None:
+            return None
+        out[name] = value
+    return out
+
+
 def _literal_count(template: str) -> int:
     return sum(1 for s in _segments(template) if _segment_parameter(s) is None)
 
@@ -144,6 +171,8 @@ class BoundReleases:
         self.gates: list[Gate] = list(tenant_gates)
         # built once per turn, read on every request: candidates by (method, scheme, authority)
         self._candidates: dict[tuple[str, str, str], list[tuple[BoundOperation, Target]]] = {}
+        self._matrix: dict[int, dict[str, MatrixParameter]] = {}
+        """Each operation's matrix path parameters (by ``id`` of its document), when it has any."""
         for release in releases:
             skill, version = str(release["skill"]), str(release["version"])
             authorities: set[str] = set()
@@ -151,6 +180,9 @@ class BoundReleases:
                 target = _template_target(str(doc["url"]))
                 authorities.add(target.authority)
                 bound = (BoundOperation(skill, version, doc), target)
+                matrix = matrix_parameters(doc)
+                if matrix:
+                    self._matrix[id(doc)] = matrix
                 self.operations.append(bound)
                 key = (str(doc["method"]).upper(), target.scheme, target.authority)
                 self._candidates.setdefault(key, []).append(bound)
@@ -161,24 +193,52 @@ class BoundReleases:
         """Every ``host:port`` the bound operations reach: the egress rule's share of the turn."""
 
     def match(self, method: str, target: Target) -> Match | None:
-        """The bound operation this request is; the most literal template wins a tie."""
+        """The bound operation this request is; the most literal template wins a tie.
+
+        Raises :class:`InvalidRequest` (``path-parameter``) for a path with a raw ``;`` that is not the
+        matrix parameter of the operation it matches.
+        """
         best: tuple[int, Match] | None = None
         for op, template in self._candidates.get((method, target.scheme, target.authority), ()):
             params = match_path(template.path, target.path)
+            matrix = self._matrix.get(id(op.document))
+            if params is not None and (matrix or ";" in target.path):
+                params = _with_matrix(template.path, target.path, params, matrix or {})
             if params is None:
                 continue
             score = _literal_count(template.path)
             if best is None or score > best[0]:
                 best = (score, Match(op, params))
-        return None if best is None else best[1]
+        if ";" not in target.path:
+            return None if best is None else best[1]
+        if best is None:
+            raise InvalidRequest("url has a ';' in the path that is no matrix parameter of the operation it calls "
+                                 "(servers that strip ';parameters' disagree); write %3B", field="url",
+                                 reason="path-parameter")  # fmt: skip
+        # a server that ignores ';parameters' runs the stripped path: when that is another operation with an
+        # idempotency key, the key would not hold (a gate does: gate_for)
+        read_as = self.match(method, replace(target, path=without_parameters(target.path)))
+        if read_as is not None and read_as.operation is not best[1].operation and read_as.operation.document.get("identity"):
+            raise InvalidRequest(f"url has a ';' parameter whose path, stripped of it, is {read_as.operation.qualified}, "
+                                 "which has an idempotency key; servers that strip ';parameters' would run that",
+                                 field="url", reason="path-parameter")  # fmt: skip
+        return best[1]
 
     def gate_for(self, method: str, target: Target, match: Match | None) -> Gate | None:
         """The gate that holds this request, if any: the operation's own, or a matching one."""
         if match is not None and match.operation.document.get("approval"):
             approval = match.operation.document["approval"]
             return Gate(method, target.path, str(approval.get("reason", "")))
+        paths: tuple[str, ...] = (target.path,)
+        if ";" in target.path:
+            # a server that ignores ';parameters' runs the stripped path: what gates that holds this too
+            stripped = replace(target, path=without_parameters(target.path))
+            paths = (target.path, stripped.path)
+            read_as = self.match(method, stripped)
+            if read_as is not None and read_as.operation.document.get("approval"):
+                return Gate(method, target.path, str(read_as.operation.document["approval"].get("reason", "")))
         for gate in self.gates:
-            if gate.method != method or match_path(gate.path, target.path) is None:
+            if gate.method != method or all(match_path(gate.path, path) is None for path in paths):
                 continue
             if gate.authorities is None or target.authority in gate.authorities:
                 return gate

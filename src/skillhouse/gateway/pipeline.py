@@ -139,6 +139,8 @@ class _Call:
     audit: AuditEntry
     decision: EgressDecision | None = None
     match: Match | None = None
+    matched: Match | None = None
+    """The operation the request is, found when it is read (a raw ``;`` is refused there unless it matches)."""
     audit_row: int | None = None
     """The audit row opened with the idempotency claim, finished when the request ends."""
     admission: Admission | None = None
@@ -249,12 +251,13 @@ class Gateway:
             raise InvalidRequest(request.message, field=request.field)
         canonical = canonical_request(request)
         target = canonical.target
+        matched = turn.releases.match(canonical.method, target)
         entry = AuditEntry(turn.tenant, turn.turn_id, canonical.method, target.authority, target.path, "pending")
-        return _Call(canonical, target, entry)
+        return _Call(canonical, target, entry, matched=matched)
 
     def _decide(self, turn: TurnContext, call: _Call) -> FetchAnswer:
         request = call.request
-        match = turn.releases.match(request.method, call.target)
+        match = call.matched
         key: str | None = None
         if match is not None and match.operation.document.get("identity"):
             values = identity_values(match, request)

@@ -3,8 +3,9 @@
 The rules (README.md, "How a call travels"): path parameters fill whole segments, percent-encoded
 (everything but unreserved characters, so ``? # %``, spaces and non-ASCII are encoded) with ``.``,
 ``..``, empty, and values holding ``/``, ``\\`` or control characters refused (the gateway refuses
-them encoded in a path: servers disagree on them), behind a ``.`` for the ``label`` style; query
-parameters in declaration order, lists
+them encoded in a path: servers disagree on them), behind a ``.`` for the ``label`` style; a
+``matrix`` path argument is its segment ``;name=value`` (RFC 6570 ``{;name}``, ``{;name*}`` when
+``explode``: :func:`matrix_segment`); query parameters in declaration order, lists
 repeated unless a ``style`` says otherwise (a delimited list's items cannot hold its separator), an
 optional one that is the empty string left out unless ``allow_empty`` names it; an optional argument the
 call leaves out takes the operation's ``defaults`` value when it has one; numbers in JSON
@@ -98,9 +99,13 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
 
     url = str(operation["url"])
     for argument in by_location["path"]:
-        segment = quote(scalar_text(arguments[argument["name"]]), safe="")
-        if argument.get("style") == "label":
-            segment = "." + segment
+        value = arguments[argument["name"]]
+        if argument.get("style") == "matrix":
+            segment = matrix_segment(str(argument["wire"]), value, bool(argument.get("explode")))
+        else:
+            segment = quote(scalar_text(value), safe="")
+            if argument.get("style") == "label":
+                segment = "." + segment
         url = url.replace("{" + argument["name"] + "}", segment)
     pairs: list[str] = []
     required = (operation.get("schema") or {}).get("required") or ()
@@ -142,7 +147,18 @@ def _wire_violations(operation: JsonObject, arguments: JsonObject) -> list[Viola
     out: list[Violation] = []
     for argument in operation["arguments"]:
         value = arguments.get(argument["name"])
-        if argument["in"] == "path" and isinstance(value, _SCALARS) and not isinstance(value, bool):
+        if argument["in"] == "path" and argument.get("style") == "matrix":
+            if argument["name"] in arguments and not _matrix_sendable(value, bool(argument.get("explode"))):
+                out.append(
+                    Violation(
+                        json_path("$", argument["name"]),
+                        "invalid-path-segment",
+                        "values and keys without '/', '\\' or control characters; a list or an object not empty, "
+                        "of scalars (not lists or objects)"
+                        + ("; keys not empty" if argument.get("explode") else ""),
+                    )
+                )
+        elif argument["in"] == "path" and isinstance(value, _SCALARS) and not isinstance(value, bool):
             text = scalar_text(value)
             if text in ("", ".", "..") or any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
                 out.append(
@@ -174,6 +190,51 @@ def _wire_violations(operation: JsonObject, arguments: JsonObject) -> list[Viola
                     )
                 )
     return out
+
+
+def matrix_segment(wire: str, value: Any, explode: bool) -> str:
+    """A ``matrix`` path argument's segment, as OpenAPI writes it: ``;id=5``, ``;id`` for the empty
+    string; a list ``;id=3,4`` (exploded ``;id=3;id=4``); an object ``;id=role,admin,name,Alex``
+    (exploded ``;role=admin;name=Alex``, keys in sorted order). Every name, key and value is
+    percent-encoded, so a ``;``, ``=``, ``,`` or ``/`` inside one never spells another parameter or segment."""
+    name = quote(wire, safe="")
+    if isinstance(value, list):
+        items = [_matrix_text(item) for item in value]
+        if explode:
+            return "".join(f";{name}={item}" if item else f";{name}" for item in items)
+        return f";{name}=" + ",".join(items)
+    if isinstance(value, dict):
+        pairs = [(quote(key, safe=""), _matrix_text(value[key])) for key in sorted(value)]
+        if explode:
+            return "".join(f";{key}={text}" if text else f";{key}" for key, text in pairs)
+        return f";{name}=" + ",".join(f"{key},{text}" for key, text in pairs)
+    text = _matrix_text(value)
+    return f";{name}={text}" if text else f";{name}"
+
+
+def _matrix_text(value: Any) -> str:
+    """One item, property value or primitive of a matrix argument, percent-encoded (a nested one as JSON)."""
+    return quote(json_text(value) if isinstance(value, list | dict) else scalar_text(value), safe="")
+
+
+def _matrix_sendable(value: Any, explode: bool) -> bool:
+    """Whether a matrix argument's segment can be sent: no text the gateway refuses in a path (``/``,
+    ``\\``, control characters, even encoded), a list or object with something to write, an exploded
+    object's keys not empty (``;=5`` names nothing)."""
+    members = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else [value]
+    if isinstance(value, list | dict) and any(isinstance(member, list | dict) for member in members):
+        return False  # RFC 6570 writes a list's items and an object's values as text, nothing deeper
+    try:
+        texts = [json_text(v) if isinstance(v, list | dict) else scalar_text(v) for v in members]
+    except ValueError:  # NaN or an infinity: refused as not-a-json-number
+        return True
+    if isinstance(value, dict):
+        texts += list(value)
+        if explode and "" in value:
+            return False
+    if isinstance(value, list | dict) and not value:
+        return False
+    return not any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for text in texts for c in text)
 
 
 def _header_text(text: str) -> bool:

@@ -273,6 +273,7 @@ def _built(markdown: MarkdownFile) -> BuiltOperation | None:
         names=dict(block.get("names", {})),
         style=dict(block.get("style", {})),
         allow_empty=list(block.get("allow_empty", [])),
+        explode=list(block.get("explode", [])),
         defaults=dict(block.get("defaults", {})),
         encoding=block.get("encoding", "json"),
         payload=block.get("payload"),
@@ -315,6 +316,8 @@ def _pin(built: BuiltOperation, name: str, value: Any) -> str | None:
     properties: dict[str, Any] = built.schema["properties"]
     wire = built.names.get(name, name)
     if "{" + name + "}" in built.url:
+        if built.style.get(name) == "matrix":
+            return "a matrix path parameter cannot be pinned: its ';name=' segment is written by each call"
         text = _scalar(value)
         if text is None or text in ("", ".", "..") or any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
             return "a path parameter is pinned to a string or number that is not '', '.' or '..' and has no '/', '\\' or control characters"

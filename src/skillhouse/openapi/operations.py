@@ -47,6 +47,7 @@ class BuiltOperation:
     names: dict[str, str] = field(default_factory=dict)
     style: dict[str, str] = field(default_factory=dict)
     allow_empty: list[str] = field(default_factory=list)
+    explode: list[str] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)
     encoding: str = "json"
     payload: str | None = None
@@ -56,7 +57,7 @@ class BuiltOperation:
     def block(self) -> JsonObject:
         """The ``operation`` mapping without its schema, in the order a person reads it."""
         out: JsonObject = {"method": self.method, "url": self.url}
-        for key in ("query", "header", "headers", "names", "style", "allow_empty", "defaults"):
+        for key in ("query", "header", "headers", "names", "style", "allow_empty", "explode", "defaults"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -178,6 +179,10 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
                 notes.append(f"path parameter {item.wire!r} is called {name!r}")
             if item.style is not None:
                 built.style[name] = item.style
+            if item.style == "matrix" and name != item.wire:
+                built.names[name] = item.wire  # ';id=' names the spec's parameter, whatever the argument is called
+            if item.explode:
+                built.explode.append(name)
         elif name != item.wire:
             built.names[name] = item.wire
             notes.append(f"{item.location} {item.wire!r} is offered as {name!r}")

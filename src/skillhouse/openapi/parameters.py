@@ -49,6 +49,8 @@ class Field:
     style: str | None = None
     allow_empty: bool = False
     """A query parameter whose empty value is sent (``allowEmptyValue``); others' empty values are not."""
+    explode: bool = False
+    """A ``matrix`` path parameter whose list items or object properties are each ``;name=value``."""
 
 
 @dataclass
@@ -148,10 +150,11 @@ def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: l
     schema = _described(schema, param.get("description"))
     required = where == "path" or param.get("required") is True
     style = _query_style(conv, param, schema, swagger, notes) if where == "query" else None
-    if where == "path":
-        if param.get("style") == "matrix":
-            raise Skip(f"path parameter {name!r} uses style matrix: its ';{name}=' prefix needs a raw ';' in the path, "
-                       "which the gateway refuses (a server that strips ;parameters would route the request elsewhere)")
+    explode = False
+    if where == "path" and param.get("style") == "matrix":
+        # the guest writes ';name=value' (lists and objects too) and the gateway accepts that ';' here only
+        style, explode = "matrix", param.get("explode") is True
+    elif where == "path":
         kind = conv.type_of(schema)
         if isinstance(kind, dict) and kind.get("type") in ("object", "array"):
             notes.append(f"path parameter {name!r} is a {kind['type']}; taken as a string the caller serializes")
@@ -161,7 +164,7 @@ def parameter_field(conv: SchemaConverter, entry: Param, swagger: bool, notes: l
     allow_empty = where == "query" and param.get("allowEmptyValue") is True
     if where == "query" and required and not allow_empty:
         schema = _not_empty(schema)
-    return Field(name, where, schema, required, style, allow_empty)
+    return Field(name, where, schema, required, style, allow_empty, explode)
 
 
 def _not_empty(schema: Any) -> Any:

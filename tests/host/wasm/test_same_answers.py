@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.gateway.wire import json_upstream
+from tests.openapi.specs import SPECS, import_of
 
 from skillhouse.host import InProcessRunner, TurnHost
 from skillhouse.host.wasm_build import BuiltComponent
@@ -101,3 +102,27 @@ def test_a_deeply_nested_turn_request_gets_the_same_answer_from_both_runners(
     answer = wasm.run_turn(deep)
     assert answer == inprocess.run_turn(deep)
     assert json.loads(answer)["stopped"] == "bad-request"
+
+
+MATRIX_CALLS = [
+    {"primitive": "5", "array": ["3", "4"], "object": {"name": "Alex", "description": "a;b=c,d"}},
+    {"primitive": "", "array": ["", "x,y"], "object": {"name": ""}},
+    {"primitive": "a/b", "array": [], "object": {}},  # refused: '/' and empty containers
+]
+
+
+@pytest.mark.parametrize("call", MATRIX_CALLS)
+def test_matrix_path_parameters_are_written_alike_by_both_runners(
+    agent_component: BuiltComponent, cache_dir: Path, call: dict[str, Any]
+) -> None:
+    (path,) = [p for p in SPECS if p.name == "readme-3.0-parameters-style.json"]
+    release = import_of(path).compiled
+    assert release is not None
+    hosts = [TurnHost([release.document], json_upstream(echo)) for _ in range(2)]
+    inprocess, wasm = InProcessRunner(hosts[0]), WasmRunner(hosts[1], cache_dir=cache_dir)
+    for operation in release.document["operations"]:
+        if "/matrix/" in operation["url"]:
+            assert wasm.call_tool(operation["tool_name"], json.dumps(call)) == inprocess.call_tool(operation["tool_name"], json.dumps(call))
+    assert wasm.host.requests == inprocess.guest.host.requests  # type: ignore[attr-defined]
+    assert all(";primitive" in request["url"] for request in wasm.host.requests)
+    assert len(wasm.host.requests) == (0 if call["array"] == [] else 2)
