@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 import json.encoder
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast, overload
 
@@ -35,25 +35,11 @@ def _dump(value: object) -> str:
     return json_dump(value)
 
 
-def _piece_encoder() -> Callable[[object], str]:
-    """``json.dumps(value, ensure_ascii=False)`` for the many small texts of :func:`skills_text` (on the host).
-
-    CPython's C encoder, made once: ``json.dumps`` makes an encoder per call, which for a catalogue of
-    hundreds of operations cost as much as the encoding itself. The values are decoded JSON, so the
-    check for circular references that ``json.dumps`` makes is left out.
-    """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return json_dump
-    encode = make(None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
-    return lambda value: "".join(encode(value, 0))
-
-
 def skills_text(skills: Iterable[JsonObject]) -> str:
     """The ``skill-operations`` text of ``skills`` (entries as :meth:`BoundSkill.from_document` reads them)."""
     header: list[JsonObject] = []
     body: list[str] = []
-    dump = _piece_encoder()
+    dump = json_dump  # its C encoder is made once: the catalogue writes many small texts
     for skill in skills:
         entries: list[list[object]] = []
         for op in skill.get("operations") or []:

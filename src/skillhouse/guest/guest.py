@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from skillhouse.guest.catalogue import Catalogue
-from skillhouse.guest.depth import nesting_depth
+from skillhouse.guest.depth import nests_deeper_than
 from skillhouse.guest.host import Host
 from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
@@ -57,7 +57,7 @@ class Guest:
 
     def call_tool(self, name: str, arguments: str) -> str:
         """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
-        if nesting_depth(arguments) > MAX_DEPTH:
+        if nests_deeper_than(arguments, MAX_DEPTH):
             violation = Violation("$", "too-deep", f"arguments nested at most {MAX_DEPTH} levels deep")
             return _dump(InvalidArguments([violation]).document(name))
         try:

@@ -22,10 +22,10 @@ import json
 from typing import Any, Protocol
 
 from skillhouse.guest.catalogue import Catalogue
-from skillhouse.guest.depth import nesting_depth
+from skillhouse.guest.depth import nests_deeper_than
 from skillhouse.guest.host import Host
 from skillhouse.guest.results import model_text
-from skillhouse.guest.values import ChatMessage, JsonObject, ToolDefinition
+from skillhouse.guest.values import ChatMessage, JsonObject, ToolDefinition, json_dump
 
 
 class TurnGuest(Protocol):
@@ -76,7 +76,7 @@ TURN_DEPTH = 128
 def run_turn(guest: TurnGuest, request_text: str) -> JsonObject:
     # Checked before parsing, so the answer does not depend on the interpreter's stack (it differs
     # between CPython in process and the WebAssembly component).
-    if nesting_depth(request_text) > TURN_DEPTH:
+    if nests_deeper_than(request_text, TURN_DEPTH):
         return _stopped(
             [], 0, "bad-request", {"code": "bad-request", "message": f"the turn request nests over {TURN_DEPTH} levels"}
         )
@@ -108,9 +108,9 @@ def run_turn(guest: TurnGuest, request_text: str) -> JsonObject:
             "tools": guest.offered(),
             "deferred": guest.deferred(),
         }
-        answer_text = guest.host.complete(json.dumps(completion, ensure_ascii=False))
+        answer_text = guest.host.complete(json_dump(completion))
         try:
-            if nesting_depth(answer_text) > TURN_DEPTH:
+            if nests_deeper_than(answer_text, TURN_DEPTH):
                 raise json.JSONDecodeError("too deep", answer_text, 0)
             answer = json.loads(answer_text)
         except json.JSONDecodeError:

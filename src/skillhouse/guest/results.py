@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillhouse.guest.depth import nesting_depth
+from skillhouse.guest.depth import nests_deeper_than
+from skillhouse.guest.values import json_dump
 
 TRANSPORT_HEADERS = frozenset(
     {
@@ -64,14 +65,14 @@ def model_result(answer: Any) -> Any:
 
 def model_text(answer_text: str) -> str:
     """The JSON text of :func:`model_result` of a JSON answer; other text as it is."""
-    if nesting_depth(answer_text) > MAX_DEPTH:
+    if nests_deeper_than(answer_text, MAX_DEPTH):
         return answer_text
     try:
         answer = json.loads(answer_text)
     except ValueError:
         return answer_text
     shaped = model_result(answer)
-    return answer_text if shaped is answer else json.dumps(shaped, ensure_ascii=False)
+    return answer_text if shaped is answer else json_dump(shaped)
 
 
 def _transport(name: str) -> bool:
@@ -86,7 +87,7 @@ def _json_body(body: Any, media_type: str | None) -> tuple[Any, bool]:
         essence = media_type.split(";", 1)[0].strip().lower()
         if not (essence == "application/json" or essence.endswith("+json") or essence == "text/json"):
             return body, False
-    if nesting_depth(body) > MAX_DEPTH:
+    if nests_deeper_than(body, MAX_DEPTH):
         return body, False
     try:
         return json.loads(body, parse_constant=_not_json), True

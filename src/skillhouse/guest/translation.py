@@ -20,23 +20,21 @@ Standard library only: this runs inside the WebAssembly guest.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from typing import Any
 from urllib.parse import quote, quote_plus
 
 from skillhouse.errors import CallerError
 from skillhouse.guest.validation import Violation, json_path, validate
-from skillhouse.guest.values import FetchRequest, JsonObject, OperationDocument
+from skillhouse.guest.values import FetchRequest, JsonObject, OperationDocument, made_encoder
 
 NO_BODY = ("GET", "HEAD")
 _NO_BODY = object()
 _STYLE_SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
 _CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
 _SCALARS = (str, int, float)
-# what json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False) uses,
-# made once rather than per call
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+_compact = made_encoder((",", ":"), sort_keys=True, allow_nan=False)
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)``."""
 
 
 class InvalidArguments(CallerError):
@@ -78,19 +76,24 @@ def build_request(operation: OperationDocument, arguments: Any) -> FetchRequest:
             wire = _wire_violations(operation, arguments)
             flagged = {v.path for v in wire}
             violations = [v for v in violations if v.path not in flagged] + wire
-        if _floats_in(arguments) == _NON_FINITE:
+        floats = _floats_in(arguments)
+        if floats == _NON_FINITE:
             violations += _non_finite(arguments, "$")
     except RecursionError:
         violations = [Violation("$", "too-deep", "arguments nested less deeply")]
     if violations:
         raise InvalidArguments(violations)
-    return translate(operation, arguments)
+    return _translate(operation, arguments, floats)
 
 
 def translate(operation: OperationDocument, arguments: JsonObject) -> FetchRequest:
     """The request for ``arguments``, which must already be valid for the operation's schema."""
+    return _translate(operation, arguments, _floats_in(arguments))
+
+
+def _translate(operation: OperationDocument, arguments: JsonObject, floats: int) -> FetchRequest:
     method = str(operation["method"]).upper()
-    if _floats_in(arguments) != _NO_FLOATS:
+    if floats != _NO_FLOATS:
         # whole floats print as integers (2, not 2.0); done once here, so encoders need not
         arguments = normalized(arguments)
     by_location: dict[str, list[JsonObject]] = {"path": [], "query": [], "header": [], "body": []}
@@ -138,7 +141,8 @@ def translate(operation: OperationDocument, arguments: JsonObject) -> FetchReque
             deep = {a["wire"] for a in by_location["body"] if a.get("style") == "deepObject"}
             body, content_type = _form(fields, deep), _CONTENT_TYPES["form"]
         else:
-            body, content_type = json_text(fields), _CONTENT_TYPES["json"]
+            # fields come from the arguments, normalized above: json_text's own check is not needed
+            body, content_type = _compact(fields), _CONTENT_TYPES["json"]
         headers["Content-Type"] = content_type
     return {"method": method, "url": url, "headers": headers, "body": body}
 
@@ -247,15 +251,20 @@ _NO_FLOATS, _FINITE, _NON_FINITE = 0, 1, 2
 
 def _floats_in(value: Any) -> int:
     """Whether ``value`` holds floats (which need normalizing) and whether any is NaN or infinite."""
-    if isinstance(value, float):
-        return _FINITE if math.isfinite(value) else _NON_FINITE
     found = _NO_FLOATS
-    if isinstance(value, list):
-        for item in value:
-            found = max(found, _floats_in(item))
-    elif isinstance(value, dict):
-        for item in value.values():
-            found = max(found, _floats_in(item))
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is str:
+            continue
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return _NON_FINITE
+            found = _FINITE
     return found
 
 
@@ -304,7 +313,7 @@ def json_text(value: Any) -> str:
     """Compact JSON with sorted keys: the same value always gives the same bytes."""
     if _floats_in(value) != _NO_FLOATS:
         value = normalized(value)
-    return _COMPACT.encode(value)
+    return _compact(value)
 
 
 def scalar_text(value: Any) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -21,14 +22,25 @@ FetchRequest: TypeAlias = dict[str, Any]
 ChatMessage: TypeAlias = dict[str, Any]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# One encoder for every ``json.dumps(value, ensure_ascii=False)`` of the guest: the same text, without
-# building a JSONEncoder per call (in the WebAssembly guest, that was a visible part of a small call).
-TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
-def json_dump(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False)``."""
-    return TEXT_ENCODER.encode(value)
+def made_encoder(separators: tuple[str, str], sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False, separators=..., sort_keys=..., allow_nan=...)``, with CPython's C
+    encoder made once: ``json.dumps`` and ``JSONEncoder.encode`` make one per call, which was most of the
+    cost of encoding a small answer (in the WebAssembly guest too). The guest encodes decoded JSON and
+    values built from it, so the check for circular references is left out."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=separators, sort_keys=sort_keys, allow_nan=allow_nan)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - a Python built without the _json accelerator
+        return encoder.encode
+    item_separator, key_separator = separators
+    encode = make(None, encoder.default, json.encoder.encode_basestring, None, key_separator, item_separator,
+                  sort_keys, False, allow_nan)  # fmt: skip
+    return lambda value: "".join(encode(value, 0))
+
+
+json_dump = made_encoder((", ", ": "), sort_keys=False, allow_nan=True)
+"""``json.dumps(value, ensure_ascii=False)``: every such text of the guest."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +62,18 @@ def json_path(parent: str, key: str | int) -> str:
     if _IDENTIFIER.match(key):
         return f"{parent}.{key}"
     # JSON string notation, not repr(): repr depends on the interpreter's Unicode database
-    return parent + "[" + TEXT_ENCODER.encode(key) + "]"
+    return parent + "[" + json_dump(key) + "]"
+
+
+_TYPE_NAMES: dict[type, str] = {type(None): "null", bool: "boolean", int: "integer", str: "string", list: "array", dict: "object"}
+"""The JSON type names of the exact types decoded JSON is made of (floats need a look at their value)."""
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value (``integer`` for whole numbers, as jsonschema counts them)."""
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from skillhouse.compiler.eager_tools import EAGER_TOOLS
 from skillhouse.gateway.exchange import FetchAnswer, FetchRefusal, FetchRequest, UnreadRequest, read_request
 from skillhouse.guest.catalogue import skills_text
+from skillhouse.guest.values import json_dump
 from skillhouse.json_types import (
     FetchRequestDocument,
     JsonObject,
@@ -99,10 +100,10 @@ class TurnHost:
         # the one place the guest's request is read from JSON and its answer written as JSON
         decoded = json.loads(request)
         self.requests.append(decoded)
-        return json.dumps(self._fetch(read_request(decoded)).document(), ensure_ascii=False)
+        return json_dump(self._fetch(read_request(decoded)).document())
 
     def complete(self, request: str) -> str:
-        return json.dumps(self._complete(json.loads(request)), ensure_ascii=False)
+        return json_dump(self._complete(json.loads(request)))
 
     def log(self, level: str, message: str) -> None:
         self.logs.append((level, message))
