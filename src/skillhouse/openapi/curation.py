@@ -42,8 +42,8 @@ from skillhouse.skill.curation import (
     unknown_argument_message,
 )
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError
+from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
-from skillhouse.skill.package import CURATION_FILE, RECORD_FILE
 
 __all__ = ["CURATION_FILE", "RECORD_FILE", "CurationRun", "curation_of", "read_curation", "spec_skill_name"]
 

@@ -29,8 +29,9 @@ from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
 from skillhouse.openapi.shrink import expanded_size, fit_schema
 from skillhouse.skill import read_package
+from skillhouse.skill.files import RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile
-from skillhouse.skill.package import MANIFEST, MAX_FILE_BYTES, RECORD_FILE, TYPES
+from skillhouse.skill.package import MANIFEST, MAX_FILE_BYTES, TYPES
 
 if TYPE_CHECKING:  # applying a curation.yaml loads its module; an import without one does not
     from skillhouse.openapi.curation import CurationRun

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError, close_matches
+from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
 from skillhouse.skill.frontmatter import decode_utf8, parse_yaml_mapping
-from skillhouse.skill.package import CURATION_FILE, RECORD_FILE
 
 RECORD_FORMAT: Final = "skillhouse.curation-applied/1"
 ENTRY_KEYS: Final = ("name", "description", "hide", "consequential", "arguments")

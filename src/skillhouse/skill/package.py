@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
 
 from skillhouse.json_types import JsonSchema
 from skillhouse.skill.errors import (
@@ -20,6 +19,7 @@ from skillhouse.skill.errors import (
     INVALID_SKILL_MANIFEST,
     SkillError,
 )
+from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile, decode_utf8, split_markdown
 
 MANIFEST = "SKILL.md"
@@ -27,10 +27,6 @@ TYPES = "types.json"
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MANIFEST_KEYS = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 MAX_FILE_BYTES = 1_048_576
-CURATION_FILE: Final = "curation.yaml"
-"""The skill's overlay on an imported spec (see :mod:`skillhouse.skill.curation`, loaded only when a package has one)."""
-RECORD_FILE: Final = "curation.applied.json"
-"""What the last import applied of it."""
 CURATION_FILES = (CURATION_FILE, RECORD_FILE)
 
 
