@@ -149,7 +149,8 @@ class _Call:
     admission: Admission | None = None
     """The leases concurrent-call limits counted this call by, given back when it ends however it ends."""
     committed: str | None = None
-    """The commitment of the request with no header left out, when the stored-state read claimed its key with it."""
+    """The commitment of the request with no header left out, when it was needed before the read (the read
+    that claims, ``_stored``); the commitment whenever no injected header is one the request carries."""
 
 
 class Gateway:
