@@ -242,11 +242,11 @@ def run() -> str:
 
 NOTES = """What a request does (the figures above are this run's). The run is CPU-bound in one Python process
 (one GIL; the upstream and the database server share the machine's cores), so a request's CPU time
-decides the rate. A fresh request makes three trips to the store: one read of the tenant's allow-list,
-gates, credentials and the key's row (autocommit, no lock); the claim (key row + opened audit row,
-durable before sending); and the completion (response + audit status, an asynchronous commit: losing
-it in an OS crash leaves the key `running`, then `unresolved`, never resent). A replay makes two: the
-read, and its audit row. The statements run precompiled on the driver's connection, not through ORM
+decides the rate. A fresh request makes three trips to the store on SQLite, two on PostgreSQL: one read
+of the tenant's allow-list, gates, credentials and the key's row (autocommit, no lock); the claim (key
+row + opened audit row, durable before sending), on PostgreSQL made by the read's own statement; and
+the completion (response + audit status, an asynchronous commit: losing it in an OS crash leaves the
+key `running`, then `unresolved`, never resent). A replay makes two: the read, and its audit row. The statements run precompiled on the driver's connection, not through ORM
 sessions, and a checkout pings no connection (it polls the idle socket, and one the server wrote to
 unasked is discarded).
 
@@ -256,8 +256,14 @@ two-statement transaction, all in-process calls. On both stores the read is one 
 of the five reads (`gateway/stored_state.py`); on PostgreSQL the claim and the completion are one
 statement each too (`gateway/key_audit.py`): the claim an `INSERT ... ON CONFLICT DO NOTHING RETURNING`
 feeding the audit row's `INSERT`, committed synchronously so the key is on disk before the upstream is
-called; the completion one statement whose `set_config('synchronous_commit', 'off', true)` makes its
-own transaction's commit asynchronous without `BEGIN` and `SET LOCAL` round trips. The upstream call goes
+called, and for a request with a key to its operation's own host and no gate of its turn's these two
+ride as `WITH` parts of the read itself, inserting only where nothing the read finds could hold the
+request or change its commitment (no tenant gate, limit or wait, no credential in a header it carries;
+its egress rule, which reads nothing stored for that host, is decided first). That statement is kept
+under the 4,096 characters up to which psycopg caches its placeholder parsing (short table aliases):
+past it, the parsing cost more than the round trip saved. The completion is one statement whose
+`set_config('synchronous_commit', 'off', true)` makes its own transaction's commit asynchronous without
+`BEGIN` and `SET LOCAL` round trips. The upstream call goes
 to the gateway's pinned httpcore pool without an `httpx.Client`, `Request` or `Response` around it (the
 same bytes on the wire; no cookie jar shared between tenants), where direct pays for all three. What is
 left per fresh request is those round trips, the upstream call, and the gateway's own Python."""

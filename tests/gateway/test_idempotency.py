@@ -8,6 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sqlalchemy import event
 from tests.gateway.conftest import booking_request, gateway_for
 from tests.gateway.upstream_server import Upstream
 from tests.gateway.wire import fetch_json
@@ -96,3 +97,19 @@ def test_the_audit_row_is_written_with_the_claim_before_the_request_leaves(
     assert (in_flight[0].idempotency_key or "").startswith("skh-")
     finished = audit_rows(gateway.database, turn.tenant, AuditFilter())
     assert [(row.id, row.decision, row.status) for row in finished] == [(in_flight[0].id, "allowed", 201)]
+
+
+def test_a_fresh_booking_claims_its_key_in_the_stored_state_read_on_postgresql(
+    gateway: Gateway, turn: TurnContext, upstream: Upstream
+) -> None:
+    checkouts: list[object] = []
+    event.listen(gateway.database.engine, "checkout", lambda *_: checkouts.append(None))
+    answer = fetch_json(gateway, turn, booking_request())
+    assert answer.get("status") == 201 and len(upstream.recorder.bookings) == 1
+    # PostgreSQL: the read that claims, the completion; SQLite: the read, the claim, the completion
+    assert len(checkouts) == (2 if gateway.database.dialect == "postgresql" else 3)
+    [row] = audit_rows(gateway.database, turn.tenant, AuditFilter())
+    assert (row.decision, row.status, row.operation) == ("allowed", 201, "hollowbrook.create_booking")
+    assert (row.idempotency_key or "").startswith("skh-") and row.address == "127.0.0.1"
+    assert fetch_json(gateway, turn, booking_request()).get("replayed") is True
+    assert len(upstream.recorder.bookings) == 1

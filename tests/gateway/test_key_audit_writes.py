@@ -1,4 +1,5 @@
-"""The claim, the completion and the stored-state read: one statement each on PostgreSQL, the same results as SQLite."""
+"""The claim, the completion and the stored-state read: one statement each on PostgreSQL, the same results as SQLite;
+and on PostgreSQL the read that also claims."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from skillhouse.gateway.audit import AuditEntry, finishing, opening
 from skillhouse.gateway.credentials import CredentialStore
 from skillhouse.gateway.egress import parse_target
 from skillhouse.gateway.idempotency import IdempotencyStore
-from skillhouse.gateway.key_audit import KeyAuditWrites
+from skillhouse.gateway.key_audit import KeyAuditWrites, claim_binds
 from skillhouse.gateway.matching import Gate
 from skillhouse.gateway.stored_state import StoredStateReader
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, AuditRow, IdempotencyRow, TenantGateRow
+from skillhouse.store.limit_tables import RateLimitRow, UpstreamWaitRow
 from skillhouse.store.prepared import Prepared, json_value, one_statement
 
 
@@ -133,3 +135,66 @@ def test_the_stored_state_read_returns_the_tenants_hosts_gates_credentials_and_k
     assert reader.read("t", target, "k2").seen is None
     other = reader.read("other", target, "k1")
     assert (other.allow_list, other.tenant_gates, list(other.injections), other.seen) == (["b.example"], [], [], None)
+
+
+_PG_ONLY = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # the read claims on PostgreSQL only
+
+
+def _read_and_claim(database: Database, names: tuple[str, ...] = ("content-type",), key: str = "k1") -> tuple[int | None, Any]:
+    reader = StoredStateReader(database, CredentialStore(database, SECRET_KEY))
+    target = parse_target("http://hollowbrook.local:8084/bookings")
+    found = reader.read_and_claim("t", target, names, claim_binds(_key(key), opening(_entry())))
+    return found.audit_row, found.state()
+
+
+@_PG_ONLY
+def test_the_read_claims_a_free_key_when_nothing_stored_may_hold_the_request(database: Database) -> None:
+    row, state = _read_and_claim(database)
+    assert row is not None and state.seen is None
+    assert _keys(database) == [("k1", "running", None)]
+    assert _audit(database) == [(row, "allowed", None)]
+
+
+@_PG_ONLY
+def test_the_read_claims_nothing_for_a_key_already_held_and_reads_its_row(database: Database) -> None:
+    first, _ = _read_and_claim(database)
+    second, state = _read_and_claim(database)
+    assert first is not None and second is None
+    assert state.seen is not None and (state.seen.state, state.seen.commitment) == ("running", "c1")
+    assert _audit(database) == [(first, "allowed", None)]
+
+
+@_PG_ONLY
+@pytest.mark.parametrize("holds", ["tenant gate", "rate limit", "upstream wait", "credential in a header it carries"])
+def test_the_read_claims_nothing_where_a_stored_rule_may_hold_the_request_or_change_its_commitment(database: Database, holds: str) -> None:
+    credentials = CredentialStore(database, SECRET_KEY)
+    with database.transaction() as session:
+        if holds == "tenant gate":
+            session.add(TenantGateRow(tenant_id="t", matches="DELETE /elsewhere", reason="any gate of the tenant's"))
+        elif holds == "rate limit":
+            session.add(RateLimitRow(tenant_id="t", scope="tenant", subject="", requests=100, window_seconds=60.0,
+                                     updated_at=time.time()))
+        elif holds == "upstream wait":
+            session.add(UpstreamWaitRow(tenant_id="t", host="hollowbrook.local", until=time.time() + 60, status=429))
+    if holds == "credential in a header it carries":
+        credentials.put("t", "http://hollowbrook.local:8084", "header", "s3cret", header="X-Api-Key", allow_http=True)
+    row, state = _read_and_claim(database, names=("content-type", "x-api-key"))
+    assert row is None
+    assert (_keys(database), _audit(database), state.seen) == ([], [], None)
+    # the state was read all the same: the pipeline goes on as after a plain read
+    assert state.tenant_gates or state.may_be_limited or state.injections
+
+
+@_PG_ONLY
+def test_the_read_claims_when_the_hosts_credentials_go_in_headers_the_request_does_not_carry(database: Database) -> None:
+    CredentialStore(database, SECRET_KEY).put("t", "http://hollowbrook.local:8084", "bearer", "s3cret", allow_http=True)
+    row, state = _read_and_claim(database, names=("content-type", "x-authorization"))
+    assert row is not None
+    assert [(i.header, i.value) for i in state.injections] == [("authorization", "Bearer s3cret")]
+
+
+@_PG_ONLY
+def test_the_read_that_claims_stays_short_enough_for_psycopg_to_cache_its_conversion(database: Database) -> None:
+    reader = StoredStateReader(database, CredentialStore(database, SECRET_KEY))
+    # psycopg parses a statement's placeholders once per text up to 4,096 characters, on every call past that
+    assert reader.claiming_read is not None and len(reader.claiming_read.sql) <= 4096

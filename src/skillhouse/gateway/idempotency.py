@@ -142,13 +142,7 @@ class IdempotencyStore:
         pause = 0.005
         while True:
             now = self.clock()
-            values = {
-                "tenant_id": tenant, "key": key, "operation": operation, "commitment": commitment,
-                "state": "running", "lease_until": now + self.policy.lease_seconds,
-                "expires_at": now + self.policy.lease_seconds + self.policy.ttl_seconds, "response": None,
-                "created_at": now,
-            }  # fmt: skip
-            audit_row = self._writes.claim(values, audit)
+            audit_row = self._writes.claim(self.new_row(tenant, key, operation, commitment, now), audit)
             if audit_row is not None:
                 return Claimed(key, audit_row)
             row = self._row(tenant, key)
@@ -171,6 +165,16 @@ class IdempotencyStore:
                 raise IdempotencyConflict(f"a request with key {key} is still in flight; retry later", idempotency_key=key)
             time.sleep(min(pause, max(0.0, deadline - now)))
             pause = min(pause * 2, 0.1)
+
+    def new_row(self, tenant: str, key: str, operation: str, commitment: str, now: float | None = None) -> dict[str, Any]:
+        """The values of the key's row as a claim at ``now`` (default: the clock) inserts it: ``running``, leased."""
+        now = self.clock() if now is None else now
+        return {
+            "tenant_id": tenant, "key": key, "operation": operation, "commitment": commitment,
+            "state": "running", "lease_until": now + self.policy.lease_seconds,
+            "expires_at": now + self.policy.lease_seconds + self.policy.ttl_seconds, "response": None,
+            "created_at": now,
+        }  # fmt: skip
 
     def _drop_expired(self, tenant: str, key: str, now: float) -> None:
         with self.database.transaction() as session:

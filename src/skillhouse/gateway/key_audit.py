@@ -10,8 +10,9 @@ about 10 µs each. On PostgreSQL every statement is a round trip to the server, 
 threads each round trip also costs a release and retake of the GIL (bench/bench_gateway.py), so each
 write is one statement in autocommit, a single round trip instead of four or five:
 
-- claim: ``WITH claim AS (INSERT INTO gateway_idempotency ... ON CONFLICT DO NOTHING RETURNING key)
-  INSERT INTO gateway_audit ... SELECT ... FROM claim RETURNING id``. A returned id means this request
+- claim: ``WITH claim AS (INSERT INTO gateway_idempotency ... ON CONFLICT DO NOTHING RETURNING key),
+  opened AS (INSERT INTO gateway_audit ... SELECT ... FROM claim RETURNING id) SELECT id FROM opened``
+  (:func:`claim_ctes`; the stored-state read may carry the same claim, ``gateway/stored_state.py``). A returned id means this request
   inserted the key (and its audit row exists); no row means another request holds the key, and no audit
   row was written. An autocommit statement commits synchronously (the server's default), so the claim
   is on disk before the caller sends anything.
@@ -28,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, or_, select, update
+from sqlalchemy import CTE, Table, bindparam, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.elements import ColumnElement
 
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow, IdempotencyRow
@@ -52,27 +54,41 @@ _COMPLETING = or_(_KEYS.c.state == "running", _KEYS.c.state == "unresolved")
 _COMPLETED = {"state": "completed", "response": bindparam("response"), "expires_at": bindparam("expires_at")}
 
 
+def claim_ctes(where: ColumnElement[bool] | None = None) -> CTE:
+    """PostgreSQL: the claim as ``WITH`` parts of one statement, bound as :func:`claim_binds` lays out.
+
+    ``claim`` inserts the key row, only where ``where`` holds and the key is free; ``opened`` inserts one
+    audit row per key row inserted and returns its id (none when another request holds the key). The
+    ``opened`` CTE is returned: selecting from it runs both.
+    """
+    free = select(*_NEW_KEY.values())
+    if where is not None:
+        free = free.where(where)
+    won = postgresql.insert(_KEYS).from_select(list(_NEW_KEY), free).on_conflict_do_nothing().returning(_KEYS.c.key).cte("claim")
+    return insert(_AUDIT).from_select(AUDIT_OPENED, select(*_NEW_AUDIT).select_from(won)).returning(_AUDIT.c.id).cte("opened")
+
+
+def claim_binds(key: Mapping[str, Any], audit: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim's values: every idempotency column of ``key``, and ``audit``'s :data:`AUDIT_OPENED` as ``audit_<name>``."""
+    return {**key, **{f"audit_{name}": audit[name] for name in AUDIT_OPENED}}
+
+
 class KeyAuditWrites:
     """:meth:`claim` and :meth:`complete` for one database, in its dialect's fewest round trips."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
         self.single = database.dialect == "postgresql"
-        insert_key = (postgresql.insert if self.single else sqlite.insert)(_KEYS).values(_NEW_KEY).on_conflict_do_nothing()
-        # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
-        claimed = insert_key.returning(_KEYS.c.key)
         complete_key = update(_KEYS).where(*_THIS_KEY, _COMPLETING).values(_COMPLETED)
         finish_audit = update(_AUDIT).where(_AUDIT.c.id == bindparam("row_id")).values(_FINISH)
         if self.single:
-            won = claimed.cte("claim")
-            # one audit row per row the claim returned: none when another request holds the key
-            self._claim = Prepared(
-                database,
-                insert(_AUDIT).from_select(AUDIT_OPENED, select(*_NEW_AUDIT).select_from(won)).returning(_AUDIT.c.id).add_cte(won),
-            )
+            opened = claim_ctes()
+            self._claim = Prepared(database, select(opened.c.id))
             asynchronous = func.set_config("synchronous_commit", "off", True) != ""
             self._complete = Prepared(database, finish_audit.where(asynchronous).add_cte(complete_key.cte("done")))
         else:
+            # RETURNING, not rowcount: an INSERT ... ON CONFLICT reports no reliable rowcount on every driver
+            claimed = sqlite.insert(_KEYS).values(_NEW_KEY).on_conflict_do_nothing().returning(_KEYS.c.key)
             self._claim = Prepared(database, claimed)
             self._open_audit = Prepared(database, insert(_AUDIT).values(dict(zip(AUDIT_OPENED, _NEW_AUDIT, strict=True))).returning(_AUDIT.c.id))
             self._complete_key = Prepared(database, complete_key)
@@ -83,7 +99,7 @@ class KeyAuditWrites:
 
         ``key`` holds every idempotency column; ``audit`` every column in :data:`AUDIT_OPENED`.
         """
-        values = {**key, **{f"audit_{name}": audit[name] for name in AUDIT_OPENED}}
+        values = claim_binds(key, audit)
         if self.single:
             with one_statement(self.database) as statement:
                 row = statement.first(self._claim, values)

@@ -18,7 +18,11 @@ decision needs (tenant allow-list and gates, credentials, the key's row, whether
 the claim, which also opens the request's audit row, committed durably before anything is sent; and
 the completion, which stores the response and finishes the audit row together (``gateway/key_audit.py``).
 The read is one statement on both stores; on PostgreSQL the claim and the completion are too, one round
-trip each. A request without a key writes its audit row once, after it is decided.
+trip each, and a request with a key to its operation's own host and no gate of its turn's makes the
+read and the claim one: its egress rule, which reads nothing stored for that host, is decided first, and
+the read claims the key only where nothing it reads could hold the request or change its commitment
+(``gateway/stored_state.py``); otherwise the steps run as above. A request without a key writes its
+audit row once, after it is decided.
 """
 
 from __future__ import annotations
@@ -63,13 +67,14 @@ from skillhouse.gateway.exchange import (
     replayed,
 )
 from skillhouse.gateway.idempotency import Claimed, IdempotencyStore, KeyPolicy, Replay
+from skillhouse.gateway.key_audit import claim_binds
 from skillhouse.gateway.key_review import KeyReview
 from skillhouse.gateway.limits import LEASE_MARGIN_SECONDS, Admission, RateLimits
 from skillhouse.gateway.matching import BoundReleases, Match
 from skillhouse.gateway.oauth import TokenBroker
 from skillhouse.gateway.oauth_client import ClientCredentials
 from skillhouse.gateway.redaction import Redactor
-from skillhouse.gateway.stored_state import StoredStateReader
+from skillhouse.gateway.stored_state import StoredState, StoredStateReader
 from skillhouse.gateway.tenant_slots import TenantSlots
 from skillhouse.gateway.upstream import (
     MaybeSent,
@@ -145,6 +150,9 @@ class _Call:
     """The audit row opened with the idempotency claim, finished when the request ends."""
     admission: Admission | None = None
     """The leases concurrent-call limits counted this call by, given back when it ends however it ends."""
+    committed: str | None = None
+    """The commitment of the request with no header left out, when it was needed before the read (the read
+    that claims, ``_stored``); the commitment whenever no injected header is one the request carries."""
 
 
 class Gateway:
@@ -262,17 +270,25 @@ class Gateway:
         if match is not None and match.operation.document.get("identity"):
             values = identity_values(match, request)
             key = idempotency_key(turn.tenant, match, values)
-        stored = self.stored.read(turn.tenant, call.target, key)
+        private_hosts, resolve = self.config.private_reach(turn.tenant)
+        stored = self._stored(turn, call, match, key)
         injections, tenant_gates = stored.injections, stored.tenant_gates
         if turn.credential_headers is not None:
             injections = [i for i in injections if i.header.lower() in turn.credential_headers]
-        private_hosts, resolve = self.config.private_reach(turn.tenant)
-        policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, private_hosts)
-        call.decision = decide_egress(call.target, policy, resolve, self.resolver)
+        if call.decision is None:
+            policy = EgressPolicy.of(turn.releases.authorities, stored.allow_list, private_hosts)
+            call.decision = decide_egress(call.target, policy, resolve, self.resolver)
         call.match = match
         injected = {injection.header for injection in injections}
-        canonical = request.document(frozenset(name.lower() for name in injected))
-        committed = commitment(canonical)
+        left_out = frozenset(name.lower() for name in injected)
+        canonical = request.document(left_out)
+        early = call.committed  # the commitment with no header left out, when the read claimed with it
+        committed = early if early is not None and left_out.isdisjoint(n for n, _ in request.headers) else commitment(canonical)
+        if call.audit_row is not None and (committed != early or tenant_gates or stored.may_be_limited):
+            # never so: the read claims only where nothing stored holds the request or changes its commitment
+            assert key is not None
+            self.keys.release(turn.tenant, key)
+            raise RuntimeError("the read claimed a key that its own rows say it should not have")
         if key is not None:
             replay = self.keys.replay_of(stored.seen, key, committed)
             if replay is not None:
@@ -300,7 +316,9 @@ class Gateway:
                 self.approvals.give_back(turn.tenant, approval_id)  # not sent: still owed to the request it approved
             raise
         claimed: Claimed | None = None
-        if key is not None:
+        if key is not None and call.audit_row is not None:
+            claimed = Claimed(key, call.audit_row)  # by the read (see _stored)
+        elif key is not None:
             operation_name = call.match.operation.qualified if call.match else ""
             opened = opening(self._entry(call, "allowed", idempotency_key=key, approval_id=approval_id))
             try:
@@ -329,7 +347,6 @@ class Gateway:
             raise
         # every secret of the host, whatever its origin's scheme or port, and the access tokens sent now
         sent_secrets = [s for injection in injections for s in injection.secrets]
-        left_out = {name.lower() for name in injected}
         headers = {name: value for name, value in request.headers if name not in left_out}
         headers.update({injection.header: injection.value for injection in injections})
         headers["Accept-Encoding"] = "identity"
@@ -403,6 +420,31 @@ class Gateway:
         entry = self._entry(call, "allowed", status=response.status, idempotency_key=key, approval_id=approval_id)
         self.keys.complete(claimed, turn.tenant, answer, finishing(entry))
         return answer
+
+    def _stored(self, turn: TurnContext, call: _Call, match: Match | None, key: str | None) -> StoredState:
+        """The request's stored state; for a request with a key to its operation's own host and no gate of
+        its turn's, on PostgreSQL, its key claimed in the same round trip where nothing stored may hold the
+        request (``gateway/stored_state.py``): then ``call.audit_row`` is the audit row the claim opened."""
+        request, target = call.request, call.target
+        if (key is None or match is None or not self.stored.claims or target.authority not in turn.releases.authorities
+                or turn.releases.gate_for(request.method, target, match) is not None):  # fmt: skip
+            return self.stored.read(turn.tenant, target, key)
+        # an operation's own host is allowed whatever the tenant's allow-list says, and the rest of the
+        # egress rule reads nothing stored: decided before the read, so the claim knows its address
+        private_hosts, resolve = self.config.private_reach(turn.tenant)
+        call.decision = decide_egress(target, EgressPolicy.of(turn.releases.authorities, (), private_hosts), resolve, self.resolver)
+        call.match = match
+        call.committed = commitment(request.document())
+        row = self.keys.new_row(turn.tenant, key, match.operation.qualified, call.committed)
+        opened = opening(self._entry(call, "allowed", idempotency_key=key))
+        found = self.stored.read_and_claim(turn.tenant, target, (name for name, _ in request.headers), claim_binds(row, opened))
+        call.audit_row = found.audit_row
+        try:
+            return found.state()
+        except Exception:
+            if found.audit_row is not None:
+                self.keys.release(turn.tenant, key)  # nothing was sent: the credentials were refused
+            raise
 
     def _refused_tokens(self, tenant: str, sent: list[Injection], original: Sequence[Injection]) -> None:
         """The upstream refused the request: forget the access tokens it carried (revoked early, perhaps),

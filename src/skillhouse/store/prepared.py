@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any, TypeVar, cast
 
 from sqlalchemy.sql import ClauseElement
@@ -41,14 +42,27 @@ class Prepared:
         # values the statement carries itself (``state == 'running'``); named bindparams come per call
         self.fixed = {name: value for name, value in compiled.params.items() if value is not None}
         self.names: tuple[str, ...] | None = None
+        self._pick: Callable[[Mapping[str, Any]], tuple[Any, ...]] | None = None
         if dialect.positional:
             self.names = tuple(compiled.positiontup or ())
+            # one C call per statement instead of a generator over its names (SQLite runs several per request)
+            self._pick = _picker(self.names)
 
     def parameters(self, values: Mapping[str, Any]) -> tuple[Any, ...] | Mapping[str, Any]:
         merged = {**self.fixed, **values} if self.fixed else values
-        if self.names is None:
+        if self._pick is None:
             return merged
-        return tuple(merged[name] for name in self.names)
+        return self._pick(merged)
+
+
+def _picker(names: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values of ``names`` in order, as a tuple (``itemgetter`` gives a bare value for one name)."""
+    if not names:
+        return lambda _: ()
+    if len(names) == 1:
+        (name,) = names
+        return lambda values: (values[name],)
+    return cast(Callable[[Mapping[str, Any]], tuple[Any, ...]], itemgetter(*names))
 
 
 class Pending:
