@@ -144,7 +144,8 @@ def import_openapi(
     from skillhouse.cli.environment import release_cache_or_exit
     from skillhouse.cli.output import ImportProgress, skill_directory_or_exit
     from skillhouse.openapi import RefPolicy, SpecError, import_openapi, load_spec, write_skill
-    from skillhouse.openapi.curation import curation_of, spec_skill_name
+    from skillhouse.openapi.render import spec_skill_name
+    from skillhouse.skill.files import CURATION_FILE
 
     release_cache = release_cache_or_exit()
 
@@ -162,8 +163,13 @@ def import_openapi(
         with ImportProgress() as progress:
             progress.parsing(spec)
             document = load_spec(spec, RefPolicy(roots=roots, fetch=fetch))
-            # the skill's curation.yaml, if it has one, is applied on every import
-            curation = curation_of(skill_directory_or_exit(out_dir, spec_skill_name(document.root, name)))
+            # the skill's curation.yaml, if it has one, is applied on every import (its module loaded only then)
+            directory = skill_directory_or_exit(out_dir, spec_skill_name(document.root, name))
+            curation = None
+            if (directory / CURATION_FILE).is_file():
+                from skillhouse.openapi.curation import curation_of
+
+                curation = curation_of(directory)
             result = import_openapi(
                 document, name=name, include=include or (), exclude=exclude or (), server=server,
                 progress=progress.operations, curation=curation,

@@ -29,7 +29,7 @@ from skillhouse.compiler.expansion import TooLarge, UnknownType, expand_types
 from skillhouse.compiler.operation import FORBIDDEN_HEADERS
 from skillhouse.compiler.urls import path_of
 from skillhouse.openapi.operations import BuiltOperation
-from skillhouse.openapi.render import clean_text, operation_markdown, skill_name
+from skillhouse.openapi.render import operation_markdown, spec_skill_name
 from skillhouse.openapi.report import OperationOutcome
 from skillhouse.skill.curation import (
     ArgumentCuration,
@@ -69,12 +69,6 @@ def curation_of(directory: Path) -> CurationRun | None:
     if not path.is_file():
         return None
     return CurationRun.of(*read_curation(f"{directory}/{CURATION_FILE}".removeprefix("./"), path.read_bytes()))
-
-
-def spec_skill_name(root: dict[str, Any], name: str | None) -> str:
-    """The skill name the wizard gives a spec, so its overlay can be read before the import."""
-    info = root.get("info")
-    return name or skill_name(clean_text(info.get("title") if isinstance(info, dict) else None))
 
 
 @dataclass

@@ -31,6 +31,12 @@ def skill_name(title: str) -> str:
     return slug or "api"
 
 
+def spec_skill_name(root: dict[str, Any], name: str | None) -> str:
+    """The skill name the wizard gives a spec, so its overlay can be read before the import."""
+    info = root.get("info")
+    return name or skill_name(clean_text(info.get("title") if isinstance(info, dict) else None))
+
+
 def operation_markdown(filename: str, built: BuiltOperation, summary: Any, description: Any, deprecated: bool) -> MarkdownFile:
     """The operation file ``filename``: frontmatter with the block and its JSON schema, then the prose.
 
