@@ -271,7 +271,7 @@ class Gateway:
             values = identity_values(match, request)
             key = idempotency_key(turn.tenant, match, values)
         private_hosts, resolve = self.config.private_reach(turn.tenant)
-        stored = self._stored(turn, call, match, key)
+        stored = self._stored(turn, call, match, key, private_hosts, resolve)
         injections, tenant_gates = stored.injections, stored.tenant_gates
         if turn.credential_headers is not None:
             injections = [i for i in injections if i.header.lower() in turn.credential_headers]
@@ -421,7 +421,10 @@ class Gateway:
         self.keys.complete(claimed, turn.tenant, answer, finishing(entry))
         return answer
 
-    def _stored(self, turn: TurnContext, call: _Call, match: Match | None, key: str | None) -> StoredState:
+    def _stored(
+        self, turn: TurnContext, call: _Call, match: Match | None, key: str | None,
+        private_hosts: frozenset[str], resolve: Mapping[tuple[str, int], str],
+    ) -> StoredState:
         """The request's stored state; for a request with a key to its operation's own host and no gate of
         its turn's, on PostgreSQL, its key claimed in the same round trip where nothing stored may hold the
         request (``gateway/stored_state.py``): then ``call.audit_row`` is the audit row the claim opened."""
@@ -431,7 +434,6 @@ class Gateway:
             return self.stored.read(turn.tenant, target, key)
         # an operation's own host is allowed whatever the tenant's allow-list says, and the rest of the
         # egress rule reads nothing stored: decided before the read, so the claim knows its address
-        private_hosts, resolve = self.config.private_reach(turn.tenant)
         call.decision = decide_egress(target, EgressPolicy.of(turn.releases.authorities, (), private_hosts), resolve, self.resolver)
         call.match = match
         call.committed = commitment(request.document())
