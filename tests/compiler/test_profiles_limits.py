@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.compiler.provider_limits import problems
 
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
+from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools, strict
+from skillhouse.compiler.profiles.adaptation import Refused
 
 NAMES = st.sampled_from(
     ["id", "name", "note", "include[]", "a.b", "x-y", "tags", "very_" + "long" * 20, "ünï"]
@@ -229,3 +230,30 @@ HARD = [
 @pytest.mark.parametrize("schema", HARD)
 def test_every_profile_fits_its_provider_limits_on_hand_made_edge_schemas(schema: dict[str, Any]) -> None:
     _assert_fits(_tool(schema, "x" * 3000))
+
+
+_LEAF = st.fixed_dictionaries(
+    {"type": st.sampled_from(["string", "integer"])},
+    optional={"enum": st.lists(st.one_of(st.text(max_size=80), st.integers(), st.none()), max_size=300)},
+)
+_SCHEMAS = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(st.text(min_size=1, max_size=12), inner, max_size=5)}),
+        st.fixed_dictionaries({"type": st.just("array"), "items": inner}),
+        st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=3)}),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCHEMAS)
+def test_strict_size_totals_add_up_as_the_ordered_walk_does(schema: dict[str, Any]) -> None:
+    # the strict check adds up without a call per node and walks in order only to name a large enum
+    properties, enum_values, characters, large = strict._totals(schema)
+    try:
+        assert (properties, enum_values, characters) == strict._measure(schema)
+        assert not large
+    except Refused:
+        assert large

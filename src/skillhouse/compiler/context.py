@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from skillhouse.compiler.expansion import Expansions, new_expansions
 from skillhouse.json_types import JsonObject, JsonSchema
+from skillhouse.records import field, record
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.frontmatter import Frontmatter
@@ -16,7 +16,7 @@ ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The argument names every provider accepts."""
 
 
-@dataclass
+@record
 class OperationContext:
     """What compiling an operation needs from its package."""
 

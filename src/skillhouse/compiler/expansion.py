@@ -10,11 +10,11 @@ as too large long before it is built.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonSchema
+from skillhouse.records import record
 
 TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576
@@ -46,7 +46,7 @@ class TooLarge(CallerError):
         super().__init__(message)
 
 
-@dataclass
+@record
 class _Expanded:
     value: Any
     nodes: int

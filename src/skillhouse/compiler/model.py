@@ -5,10 +5,10 @@ These are plain data; the release document is their JSON form (:func:`operation_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
+from skillhouse.records import field, record
 
 Location = Literal["path", "query", "header", "body"]
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
@@ -18,7 +18,7 @@ template is that parameter, spelled as it (``gateway/matrix.py``)."""
 ENCODINGS = ("json", "form", "multipart", "raw")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Argument:
     """One tool argument and where it is sent."""
 
@@ -47,7 +47,7 @@ class Argument:
         return doc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperationDecl:
     """An operation as compiled from its file: everything the guest and gateway need."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+from skillhouse.compiler.sha256 import sha256
 
 MAX_TOOL_NAME = 64
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]+")
@@ -18,7 +19,7 @@ def cap(name: str, limit: int = MAX_TOOL_NAME) -> str:
     """``name`` if it fits in ``limit``; otherwise cut, with a short hash of the whole name kept."""
     if len(name) <= limit:
         return name
-    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    digest = sha256(name.encode("utf-8")).hexdigest()[:8]
     return f"{name[: limit - 9]}_{digest}"
 
 

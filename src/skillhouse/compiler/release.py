@@ -7,9 +7,7 @@ bytes and the same hash on any machine, whatever the YAML formatting or key orde
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from skillhouse.compiler.annotations import neutral_tool
@@ -26,7 +24,9 @@ from skillhouse.compiler.operation import (
     parse_gate,
 )
 from skillhouse.compiler.profiles import compatibility_report
+from skillhouse.compiler.sha256 import sha256
 from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
+from skillhouse.records import record
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.package import SkillPackage
@@ -36,7 +36,7 @@ DEFAULT_VERSION = "0.0.0"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompiledSkill:
     """A package that compiled clean: its operations and the release document built from them."""
 
@@ -55,7 +55,7 @@ class CompiledSkill:
 def release_digest(document: ReleaseDocument) -> str:
     """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key."""
     body = {k: v for k, v in document.items() if k != "digest"}
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in canonical_parts(body):  # never the whole text at once: it was the import's peak memory
         digest.update(part)
     return "sha256:" + digest.hexdigest()

@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
 from skillhouse.compiler.expansion import TooLarge, UnknownType, expand_types
@@ -31,6 +30,7 @@ from skillhouse.compiler.urls import path_of
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.openapi.render import operation_markdown, spec_skill_name
 from skillhouse.openapi.report import OperationOutcome
+from skillhouse.records import field, record, replace
 from skillhouse.skill.curation import (
     ArgumentCuration,
     Curation,
@@ -53,7 +53,6 @@ _SEPARATOR = {"comma": ",", "pipeDelimited": "|", "spaceDelimited": " "}
 class _Operation(Protocol):
     """What the wizard knows of a spec operation before it is built (its ``_Found``)."""
 
-    __dataclass_fields__: ClassVar[dict[str, Any]]
     stem: str
     method: str
     path: str
@@ -71,7 +70,7 @@ def curation_of(directory: Path) -> CurationRun | None:
     return CurationRun.of(*read_curation(f"{directory}/{CURATION_FILE}".removeprefix("./"), path.read_bytes()))
 
 
-@dataclass
+@record
 class CurationRun:
     """One import's application of an overlay: changes per operation and the problems found."""
 

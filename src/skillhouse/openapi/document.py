@@ -12,7 +12,6 @@ from __future__ import annotations
 import codecs
 import functools
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from skillhouse.openapi.references import (
     locate,
     walk_pointer,
 )
+from skillhouse.records import field, record
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
 
@@ -107,7 +107,7 @@ class Unresolved(Exception):
         self.problem = problem
 
 
-@dataclass
+@record
 class SpecDocument:
     """The root spec and any documents its references reach, keyed by path relative to the spec's directory ("" for the root)."""
 

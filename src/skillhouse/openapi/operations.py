@@ -10,7 +10,6 @@ with a single allowed value becomes a fixed header.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from skillhouse.json_types import JsonObject, JsonSchema
@@ -28,13 +27,14 @@ from skillhouse.openapi.parameters import (
 )
 from skillhouse.openapi.references import RefProblem, Spot
 from skillhouse.openapi.schemas import SchemaConverter
+from skillhouse.records import field, record
 
 NO_BODY = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 _COLON_PARAMETER = re.compile(r"(?<=/):([A-Za-z_][A-Za-z0-9_]*)")
 
 
-@dataclass
+@record
 class BuiltOperation:
     """An operation block ready to be written (its schema may still refer to ``#/types``)."""
 

@@ -9,13 +9,13 @@ offered at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.references import Spot
 from skillhouse.openapi.schemas import SchemaConverter
+from skillhouse.records import field, record
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
 RESERVED_HEADERS = frozenset(
@@ -37,7 +37,7 @@ class Param(NamedTuple):
     doc: str
 
 
-@dataclass
+@record
 class Field:
     """One value a call sends: where, under which wire name, and its schema."""
 
@@ -53,7 +53,7 @@ class Field:
     """A ``matrix`` path parameter whose list items or object properties are each ``;name=value``."""
 
 
-@dataclass
+@record
 class Body:
     """The request body: an object's fields, or one value sent whole (``payload``)."""
 

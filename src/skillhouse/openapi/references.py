@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
+
+from skillhouse.records import record
 
 Fetch = Callable[[str], bytes]
 """Reads a remote document's bytes (``--allow-remote-refs``); raises :class:`OSError` when it cannot."""
@@ -38,7 +39,7 @@ MAX_FILES = 16384
 """Distinct documents one spec may reach; a generated chain of files cannot exhaust memory."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RefPolicy:
     """Where file references may lead beyond the spec's own directory tree, and whether remote ones are fetched."""
 
@@ -48,7 +49,7 @@ class RefPolicy:
     """Fetches ``http(s)`` references; ``None`` (the default) refuses them."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RefProblem:
     """A reference that could not be followed: what, where it is written, and why."""
 
@@ -79,7 +80,7 @@ class Spot(NamedTuple):
         return Spot(self.doc, self.at + "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """Where a reference's document part points: a local file or a URL, under the key the document caches it by."""
 

@@ -10,16 +10,16 @@ CLI decides how to show it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from skillhouse.json_types import JsonObject
 from skillhouse.openapi.references import RefProblem
+from skillhouse.records import field, record
 
 Status = Literal["written", "adapted", "skipped"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConverterError:
     """An exception raised while converting one operation that the wizard did not expect."""
 
@@ -41,7 +41,7 @@ class ConverterError:
         return {"pointer": self.pointer, "exception": self.exception, "message": self.message, "raised_at": self.raised_at}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperationOutcome:
     """One operation of the spec and what the wizard did with it."""
 
@@ -67,7 +67,7 @@ class OperationOutcome:
         return out
 
 
-@dataclass
+@record
 class ImportReport:
     """Everything an import did, in spec order."""
 

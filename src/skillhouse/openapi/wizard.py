@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -28,6 +27,7 @@ from skillhouse.openapi.report import ConverterError, ImportReport, OperationOut
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
 from skillhouse.openapi.shrink import expanded_size, fit_schema
+from skillhouse.records import record, replace
 from skillhouse.skill import read_package
 from skillhouse.skill.files import RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile
@@ -40,7 +40,7 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 Progress = Callable[[int, int], None]
 
 
-@dataclass
+@record
 class ImportResult:
     """The written package (file name to text), the report, and the compiled skill."""
 
@@ -50,7 +50,7 @@ class ImportResult:
     compiled: CompiledSkill | None
 
 
-@dataclass
+@record
 class _Found:
     stem: str
     method: str
@@ -98,7 +98,7 @@ def import_openapi(
     return ImportResult(chosen, files, report, compiled)
 
 
-@dataclass
+@record
 class _Converted:
     """What the spec gave: the rendered operation files, SKILL.md, the shared types and the outcomes."""
 

@@ -20,9 +20,9 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
+from skillhouse.records import field, record
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError, close_matches
 from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
 from skillhouse.skill.frontmatter import decode_utf8, parse_yaml_mapping
@@ -36,7 +36,7 @@ RESERVED_NAMES: Final = frozenset({"skill"})
 _ABSENT: Any = object()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArgumentCuration:
     """What the overlay says about one argument of an operation."""
 
@@ -55,7 +55,7 @@ class ArgumentCuration:
         return self.pin is not _ABSENT
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperationCuration:
     """One entry of the overlay: the operation it names and what changes."""
 
@@ -75,7 +75,7 @@ class OperationCuration:
         return self.lines.get(key, self.line)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Curation:
     """A parsed ``curation.yaml``: its entries (the valid ones) and its digest."""
 
@@ -88,7 +88,7 @@ class Curation:
         return SkillError(self.shown, line, code, message)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperationIdentity:
     """An operation of the spec as the overlay can name it."""
 

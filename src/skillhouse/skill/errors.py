@@ -6,10 +6,10 @@ Codes are stable (tests and tools match on them); messages are for people and ma
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
 
 from skillhouse.errors import CallerError
+from skillhouse.records import record
 
 INVALID_FRONTMATTER: Final = "invalid-frontmatter"
 INVALID_SKILL_MANIFEST: Final = "invalid-skill-manifest"
@@ -48,7 +48,7 @@ ALL_CODES: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class SkillError:
     """One problem found in a skill package, with the file and line it is on."""
 

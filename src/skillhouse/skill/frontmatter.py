@@ -7,10 +7,10 @@ the plain data from it, so the file is read one time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skillhouse.json_types import JsonObject
+from skillhouse.records import field, record
 from skillhouse.skill.errors import INVALID_FRONTMATTER, SkillError
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 KeyPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Frontmatter:
     """The frontmatter's data, the line of each key, and the Markdown body below it."""
 
@@ -46,7 +46,7 @@ class Frontmatter:
         return max(self.start_line, 1)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MarkdownFile:
     """A Markdown file of a skill package: frontmatter (or none) and body."""
 

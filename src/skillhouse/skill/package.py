@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillhouse.json_types import JsonSchema
+from skillhouse.records import field, record
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
     INVALID_SCHEMA,
@@ -30,7 +30,7 @@ MAX_FILE_BYTES = 1_048_576
 CURATION_FILES = (CURATION_FILE, RECORD_FILE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SkillManifest:
     """SKILL.md: Agent Skills frontmatter and the instructions below it."""
 
@@ -42,7 +42,7 @@ class SkillManifest:
     compatibility: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SkillPackage:
     """A skill package as read from disk or an upload."""
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from skillhouse.compiler.naming import cap, sanitize
 from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
+from skillhouse.records import field, record
 
 
 class Refused(Exception):
@@ -36,7 +36,7 @@ class Unexpressible(Exception):
         super().__init__(reason)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Adaptation:
     """One neutral tool adapted to one profile."""
 
@@ -63,7 +63,7 @@ class Adaptation:
         return {"status": "ok"}
 
 
-@dataclass
+@record
 class Rewrite:
     """The changes made so far while adapting one tool."""
 
@@ -78,7 +78,7 @@ def pointer(path: str, key: str) -> str:
     return f"{path}/{key.replace('~', '~0').replace('/', '~1')}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ToolRules:
     """A provider's published rules for a tool's name and description."""
 

@@ -150,7 +150,9 @@ def nullable(schema: JsonSchema) -> JsonSchema:
 
 
 def _check_sizes(schema: JsonSchema) -> None:
-    properties, enum_values, characters = _measure(schema)
+    properties, enum_values, characters, large_enum = _totals(schema)
+    if large_enum:  # the walk in the declaration's order names the first one, as the report must
+        properties, enum_values, characters = _measure(schema)
     if properties > MAX_PROPERTIES:
         raise Refused(f"{properties} object properties; strict mode allows at most {MAX_PROPERTIES}")
     if enum_values > MAX_ENUM_VALUES:
@@ -159,6 +161,37 @@ def _check_sizes(schema: JsonSchema) -> None:
         raise Refused(
             f"{characters} characters of names and enum values; strict mode allows {MAX_CHARACTERS}"
         )
+
+
+def _totals(schema: Any) -> tuple[int, int, int, bool]:
+    """What :func:`_measure` adds up, in any order and without a call per node, and whether an enum is
+    over the large-enum limit (then :func:`_measure` walks again to refuse the first one)."""
+    properties = enum_values = characters = 0
+    large_enum = False
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        named = node.get("properties")
+        if named:
+            properties += len(named)
+            for name, sub in named.items():
+                characters += len(name)
+                stack.append(sub)
+        values = node.get("enum")
+        if values:
+            enum_values += len(values)
+            text = sum(len(v) for v in values if isinstance(v, str))
+            characters += text
+            large_enum = large_enum or (len(values) > LARGE_ENUM and text > LARGE_ENUM_CHARACTERS)
+        items = node.get("items")
+        if items is not None:
+            stack.append(items)
+        branches = node.get("anyOf")
+        if branches:
+            stack.extend(branches)
+    return properties, enum_values, characters, large_enum
 
 
 def _measure(node: Any) -> tuple[int, int, int]:
