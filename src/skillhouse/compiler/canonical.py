@@ -20,13 +20,34 @@ encoder's own pieces, and that was the import's peak.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from skillhouse.json_types import JsonObject
 
 _LIMIT = 2**53 - 1  # what rfc8785 accepts
-_encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+_encode_string = json.encoder.encode_basestring
+
+
+def _unencodable(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _encoder() -> Callable[[Any], str]:
+    """The C encoder made once: sorted keys, no whitespace, no NaN, no circular-reference bookkeeping
+    (``JSONEncoder.encode`` makes a new one per call, with a dictionary of every container's id)."""
+    make = getattr(json.encoder, "c_make_encoder", None)  # not in the typing stubs
+    if make is None:  # pragma: no cover - an interpreter without the _json accelerator
+        return json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+    chunks = make(None, _unencodable, _encode_string, None, ":", ",", True, False, False)
+
+    def encode(value: Any) -> str:
+        return "".join(chunks(value, 0))
+
+    return encode
+
+
+_encode = _encoder()
 
 
 class _Slow(Exception):
@@ -98,7 +119,7 @@ def canonical_json(value: Any) -> bytes:
     # Split where the parts can be ordered without the exact encoder (ASCII keys), so only the
     # members that need it (exponents, non-ASCII keys, big integers, lone surrogates) go to rfc8785.
     if type(value) is dict and all(type(key) is str and key.isascii() for key in value):
-        members = (_encode(key).encode("utf-8") + b":" + canonical_json(value[key]) for key in sorted(value))
+        members = (_encode_string(key).encode("utf-8") + b":" + canonical_json(value[key]) for key in sorted(value))
         return b"{" + b",".join(members) + b"}"
     if type(value) is list or type(value) is tuple:
         return b"[" + b",".join(canonical_json(item) for item in value) + b"]"
@@ -122,7 +143,7 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
         below = depth - 1 if len(value) > _WRAPPER else depth
         opening = b"{"
         for key in sorted(value):
-            yield opening + _encode(key).encode("utf-8") + b":"
+            yield opening + _encode_string(key).encode("utf-8") + b":"
             yield from canonical_parts(value[key], below)
             opening = b","
         yield b"}" if value else b"{}"
