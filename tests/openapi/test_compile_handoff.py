@@ -8,6 +8,7 @@ error, so errors get their lines) to the same output.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ from tests.openapi.specs import SPECS, import_of, openapi, spec_of
 
 from skillhouse.compiler.release import compile_package
 from skillhouse.openapi import ImportResult, import_openapi, spec_from_data, wizard
-from skillhouse.skill.frontmatter import split_markdown
+from skillhouse.skill.frontmatter import RenderedJson, split_markdown
 from skillhouse.skill.package import SkillPackage, read_package
 
 
@@ -49,6 +50,10 @@ def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
         assert md.text == result.files[md.path]
         # repr tells 1 from 1.0 from True and sees key order
         assert repr(md.frontmatter.data) == repr(read.frontmatter.data)
+        # the schema's text comes with the value it was rendered from, which the compiler takes
+        schema = md.frontmatter.data["operation"]["schema"]
+        assert type(schema) is RenderedJson
+        assert repr(schema.value) == repr(json.loads(read.frontmatter.data["operation"]["schema"]))
         assert (md.frontmatter.body, md.frontmatter.body_line, md.frontmatter.start_line) == (
             read.frontmatter.body,
             read.frontmatter.body_line,

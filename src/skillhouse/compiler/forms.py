@@ -14,6 +14,7 @@ from skillhouse.compiler.metaschema import schema_problem
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError, close_matches
+from skillhouse.skill.frontmatter import RenderedJson
 
 NO_BODY = ("GET", "HEAD")
 TYPE_QUALIFIERS = ("integer", "number", "boolean")
@@ -87,7 +88,9 @@ def schema_form(
 ) -> tuple[JsonSchema, list[str], str | None] | None:
     """The schema form; a path parameter in ``composite`` (style ``matrix``) may be a list or an object."""
     raw = op["schema"]
-    if isinstance(raw, str):
+    if type(raw) is RenderedJson:  # the wizard's own rendering: the value it was written from
+        parsed = raw.value
+    elif isinstance(raw, str):
         try:
             parsed = json.loads(raw)
         except json.JSONDecodeError as exc:

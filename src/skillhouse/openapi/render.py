@@ -12,7 +12,7 @@ from typing import Any
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
-from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
+from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
 
 MAX_DESCRIPTION = 1024
 
@@ -55,7 +55,7 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
         prose += "\n\nDeprecated by the API provider."
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
-    front = Frontmatter({"operation": {**block, "schema": schema}}, {}, 1, body, head.count("\n") + 1, {})
+    front = Frontmatter({"operation": {**block, "schema": RenderedJson(schema, built.schema)}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
 

@@ -22,6 +22,23 @@ if TYPE_CHECKING:
 KeyPath = tuple[str | int, ...]
 
 
+class RenderedJson(str):
+    """JSON text in frontmatter data handed over with the value it was written from.
+
+    The OpenAPI wizard writes each operation's schema as JSON text and hands the compiler the data it
+    rendered (see :func:`skillhouse.openapi.render.operation_markdown`); the compiler takes ``value``
+    instead of parsing the text back. It is the text in every other respect (a test holds ``value``
+    equal to the text's parse, key order and value types included).
+    """
+
+    value: Any
+
+    def __new__(cls, text: str, value: Any) -> RenderedJson:
+        made = super().__new__(cls, text)
+        made.value = value
+        return made
+
+
 @record(frozen=True)
 class Frontmatter:
     """The frontmatter's data, the line of each key, and the Markdown body below it."""
