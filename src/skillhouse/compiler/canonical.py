@@ -30,24 +30,30 @@ _encode_string = json.encoder.encode_basestring
 
 
 def _unencodable(value: Any) -> Any:
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _encoder() -> Callable[[Any], str]:
-    """The C encoder made once: sorted keys, no whitespace, no NaN, no circular-reference bookkeeping
-    (``JSONEncoder.encode`` makes a new one per call, with a dictionary of every container's id)."""
+def compact_encoder(*, sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, ...)`` as one C encoder made once.
+
+    ``JSONEncoder.encode`` makes a new C encoder on every call, with a dictionary of the id of every
+    container it enters (the circular-reference check); values here come from parsed JSON, which has
+    no cycles (one would end in ``RecursionError`` instead of ``ValueError``).
+    """
     make = getattr(json.encoder, "c_make_encoder", None)  # not in the typing stubs
     if make is None:  # pragma: no cover - an interpreter without the _json accelerator
-        return json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode
-    chunks = make(None, _unencodable, _encode_string, None, ":", ",", True, False, False)
+        return json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"), allow_nan=allow_nan).encode
+    chunks = make(None, _unencodable, _encode_string, None, ":", ",", sort_keys, False, allow_nan)
 
     def encode(value: Any) -> str:
+        if type(value) is str:
+            return str(_encode_string(value))
         return "".join(chunks(value, 0))
 
     return encode
 
 
-_encode = _encoder()
+_encode = compact_encoder(sort_keys=True, allow_nan=False)
 
 
 class _Slow(Exception):

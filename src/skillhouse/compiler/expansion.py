@@ -9,9 +9,9 @@ as too large long before it is built.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from skillhouse.compiler.canonical import compact_encoder
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonSchema
 from skillhouse.records import record
@@ -23,7 +23,7 @@ NODE_BUDGET = SCHEMA_LIMIT * 2
 # Keywords whose value is data (a "$ref" key in an example is not a reference), and maps of names to schemas.
 _DATA = frozenset({"enum", "const", "default", "examples", "example"})
 _NAMED = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas", "definitions"})
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # made once: sizes are measured often
+_compact = compact_encoder(sort_keys=False, allow_nan=True)  # made once: sizes are measured often
 
 
 class UnknownType(CallerError):

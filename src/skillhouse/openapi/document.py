@@ -121,6 +121,9 @@ class SpecDocument:
     """Every reference that could not be followed, in the order met (a reference met twice is listed twice)."""
     _failed: dict[str, RefProblem] = field(default_factory=dict)
     _located: dict[tuple[str, str], str | RefProblem] = field(default_factory=dict)
+    _found: dict[tuple[str, str], tuple[Any, str, str]] = field(default_factory=dict)
+    """Each reference followed, by the document it is written in: a spec refers to the same few
+    components (an error response, a shared schema) hundreds of times."""
 
     @property
     def version(self) -> str:
@@ -145,6 +148,10 @@ class SpecDocument:
 
         ``at`` is the JSON pointer of the object holding the reference, for the problem's location.
         """
+        if isinstance(ref, str):
+            known = self._found.get((doc, ref))
+            if known is not None:
+                return known
         where = self.label(doc)
         if not isinstance(ref, str):
             return RefProblem(NOT_A_REFERENCE, where, repr(ref)[:80], "is not a string, so it is not a reference", at)
@@ -160,7 +167,8 @@ class SpecDocument:
         node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
         if missing is not None:
             return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}", at)
-        return node, target_doc, f"{target_doc}#{pointer}"
+        found = self._found[(doc, ref)] = (node, target_doc, f"{target_doc}#{pointer}")
+        return found
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
         """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""

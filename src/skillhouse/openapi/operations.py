@@ -129,29 +129,40 @@ def response_problems(spec: SpecDocument, op: dict[str, Any], spot: Spot) -> lis
     """A note for each response (or response schema) reference that cannot be followed.
 
     Tools do not use responses, so such a reference changes nothing that is written; it is still
-    reported, being a broken spec the user should hear about.
+    reported, being a broken spec the user should hear about. (Pointers are built only for a reference
+    that fails: a spec's responses are mostly the same few references, followed once each.)
     """
     responses = op.get("responses")
     out: list[str] = []
     for status, raw in responses.items() if isinstance(responses, dict) else ():
-        at = spot.child("responses", str(status)).at
-        found = spec.locate(raw["$ref"], spot.doc, at) if isinstance(raw, dict) and "$ref" in raw else (raw, spot.doc, spot.doc + "#" + at)
-        if isinstance(found, RefProblem):
-            spec.problems.append(found)
-            out.append(f"response {status!r}: {found.text()} (responses are not used by the tool)")
-            continue
-        response, response_doc, key = found
-        response_at = key.partition("#")[2]
-        media = response.get("content") if isinstance(response, dict) else None
-        schemas = [(f"/content/{_escaped(t)}/schema", m.get("schema")) for t, m in media.items() if isinstance(m, dict)] if isinstance(media, dict) else []
-        if isinstance(response, dict) and "schema" in response:
-            schemas.append(("/schema", response["schema"]))
-        for under, schema in schemas:
-            ref = schema.get("$ref") if isinstance(schema, dict) else None
-            problem = spec.locate(ref, response_doc, response_at + under) if ref is not None else None
-            if isinstance(problem, RefProblem):
+        if isinstance(raw, dict) and "$ref" in raw:
+            found = spec.locate(raw["$ref"], spot.doc)
+            if isinstance(found, RefProblem):
+                problem = spec.locate(raw["$ref"], spot.doc, spot.child("responses", str(status)).at)
+                assert isinstance(problem, RefProblem)
                 spec.problems.append(problem)
-                out.append(f"response {status!r} schema: {problem.text()} (responses are not used by the tool)")
+                out.append(f"response {status!r}: {problem.text()} (responses are not used by the tool)")
+                continue
+            response, response_doc, key = found
+            response_at = key.partition("#")[2]
+        else:
+            response, response_doc, response_at = raw, spot.doc, None
+        if not isinstance(response, dict):
+            continue
+        media = response.get("content")
+        schemas = [(t, m.get("schema")) for t, m in media.items() if isinstance(m, dict)] if isinstance(media, dict) else []
+        if "schema" in response:
+            schemas.append((None, response["schema"]))
+        for media_type, schema in schemas:
+            ref = schema.get("$ref") if isinstance(schema, dict) else None
+            if ref is None or not isinstance(spec.locate(ref, response_doc), RefProblem):
+                continue
+            at = response_at if response_at is not None else spot.child("responses", str(status)).at
+            under = "/schema" if media_type is None else f"/content/{_escaped(media_type)}/schema"
+            problem = spec.locate(ref, response_doc, at + under)
+            assert isinstance(problem, RefProblem)
+            spec.problems.append(problem)
+            out.append(f"response {status!r} schema: {problem.text()} (responses are not used by the tool)")
     return out
 
 

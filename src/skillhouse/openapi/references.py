@@ -77,7 +77,11 @@ class Spot(NamedTuple):
 
     def child(self, *tokens: str | int) -> Spot:
         """The spot of a node under this one (tokens escaped as JSON pointers escape them)."""
-        return Spot(self.doc, self.at + "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens))
+        at = self.at
+        for token in tokens:
+            text = str(token)
+            at += "/" + (text.replace("~", "~0").replace("/", "~1") if "~" in text or "/" in text else text)
+        return Spot(self.doc, at)
 
 
 @record(frozen=True)
