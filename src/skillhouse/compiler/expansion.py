@@ -52,10 +52,20 @@ class _Expanded:
     nodes: int
     cut: frozenset[str]
     """Type names replaced by ``{"type": "object"}`` inside: the value depends on them being on the stack."""
+    size: int | None = None
+    """Bytes of ``value``'s compact JSON, once measured (kept expansions only)."""
 
 
-Expansions = dict[str, _Expanded]
-"""Types already expanded, by name: pass one to :func:`expand_types` for every schema of one set of types."""
+class Expansions(dict[str, _Expanded]):
+    """Types already expanded, by name: pass one to :func:`expand_types` for every schema of one set of types.
+
+    Each kept expansion is also found by the identity of its value, which every schema using the type
+    shares, so :func:`expansion_size` measures a shared type once rather than once per schema.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_value: dict[int, _Expanded] = {}
 
 
 def expand_types(schema: Any, types: dict[str, JsonSchema], expansions: Expansions | None = None) -> Any:
@@ -70,19 +80,72 @@ def expand_types(schema: Any, types: dict[str, JsonSchema], expansions: Expansio
     for every type it uses, so the size limit holds exactly as without it. Expanded subtrees are
     shared between the schemas (never mutate them).
     """
-    memo: Expansions = {} if expansions is None else expansions
+    memo: dict[str, _Expanded] = {} if expansions is None else expansions
     budget = [NODE_BUDGET]
     return _expand(schema, types, (), memo, budget).value
 
 
 def new_expansions() -> Expansions:
     """An empty store of expanded types for :func:`expand_types`."""
-    return {}
+    return Expansions()
 
 
 def compact_size(schema: Any) -> int:
     """Bytes of the compact UTF-8 JSON of ``schema``: the measure of the size cap."""
     return len(_compact(schema).encode("utf-8"))
+
+
+class _WalkTooLong(Exception):
+    pass
+
+
+def expansion_size(schema: Any, types: dict[str, JsonSchema], expansions: Expansions) -> int:
+    """``compact_size(expand_types(schema, types, expansions))``, measuring each kept type once.
+
+    Compact JSON is compositional (an object is its members, each ``"key":value``, with braces and
+    commas), so where the expansion is mostly kept types (a request body made of a few large shared
+    types, as many specs have), the schema's own nodes are walked and each kept type's expansion adds
+    the size measured the first time it was met, instead of encoding the whole expansion again for
+    every operation using it. A schema mostly of its own is encoded whole, which is faster than a walk;
+    so is anything but plain dicts, lists and strings. A property test holds both measures equal.
+    Raises as :func:`expand_types` does.
+    """
+    expanded = _expand(schema, types, (), expansions, [NODE_BUDGET])
+    own = len(compact_json(schema))  # the schema's own part, in bytes: at least one per node of it
+    if expansions.by_value and own * 2 < expanded.nodes:
+        try:
+            return _sized(expanded.value, expansions.by_value, [own])
+        except _WalkTooLong:
+            pass
+    return compact_size(expanded.value)
+
+
+def _sized(node: Any, shared: dict[int, _Expanded], budget: list[int]) -> int:
+    entry = shared.get(id(node))
+    if entry is not None:
+        if entry.size is None:
+            entry.size = compact_size(entry.value)
+        return entry.size
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _WalkTooLong
+    kind = type(node)
+    if kind is str:
+        return len(_compact(node).encode("utf-8"))
+    if kind is dict:
+        if not node:
+            return 2
+        total = len(node) + 1  # the braces and the commas between members, and a colon each below
+        for key, item in node.items():
+            if type(key) is not str:
+                raise _WalkTooLong  # the encoder's own rules for other keys: measured whole
+            total += len(_compact(key).encode("utf-8")) + 1 + _sized(item, shared, budget)
+        return total
+    if kind is list:
+        if not node:
+            return 2
+        return len(node) + 1 + sum(_sized(item, shared, budget) for item in node)
+    return len(_compact(node).encode("utf-8"))  # numbers, booleans, null: as the encoder writes them
 
 
 def compact_json(schema: Any) -> str:
@@ -177,6 +240,8 @@ def _resolve(ref: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
     expanded = _expand(types[name], types, (*stack, name), memo, budget)
     # Only an expansion that does not depend on the outer stack can be reused elsewhere.
     if expanded.cut <= {name}:
-        memo[name] = _Expanded(expanded.value, expanded.nodes, frozenset())
-        return memo[name]
+        kept = memo[name] = _Expanded(expanded.value, expanded.nodes, frozenset())
+        if isinstance(memo, Expansions):
+            memo.by_value.setdefault(id(kept.value), kept)
+        return kept
     return _Expanded(expanded.value, expanded.nodes, expanded.cut - {name})

@@ -18,6 +18,7 @@ from skillhouse.compiler.expansion import (
     compact_json,
     compact_size,
     expand_types,
+    expansion_size,
 )
 from skillhouse.json_types import JsonObject, JsonSchema
 
@@ -44,7 +45,9 @@ def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema], expansions: 
     if '"$ref"' not in text:  # no reference anywhere: the schema is its own expansion
         return len(text.encode("utf-8"))
     try:
-        return compact_size(expand_types(schema, types, expansions))
+        if expansions is None:
+            return compact_size(expand_types(schema, types))
+        return expansion_size(schema, types, expansions)
     except TooLarge:
         return None
     except (UnknownType, RecursionError):
