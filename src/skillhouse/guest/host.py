@@ -1,7 +1,8 @@
 """The host functions a guest may call: its only way out (``host/wit/agent.wit``).
 
 Everything crosses as JSON strings, as it does across the WebAssembly boundary, so the in-process
-runner and the wasm runner hand the guest exactly the same bytes.
+runner and the wasm runner hand the guest exactly the same bytes (a host in the guest's process may
+also take the guest's request as the object it would decode: ``fetch_request`` below).
 
 Contracts (JSON shapes):
 

@@ -1,8 +1,9 @@
 """A :class:`~skillhouse.guest.host.Host` for one turn, built from release documents and two callables.
 
-``fetch`` takes the request the guest built, read once from its JSON into the gateway's typed request
-(:func:`skillhouse.gateway.exchange.read_request`), and answers a typed answer, written back as JSON
-once (the gateway; a fake upstream in tests); ``complete`` takes the neutral completion request and
+``fetch`` takes the request the guest built, read once into the gateway's typed request
+(:func:`skillhouse.gateway.exchange.read_request`) from its JSON (the wasm guest's text) or from the object
+that JSON decodes to (the in-process guest's, handed over as it is: ``fetch_request``), and answers a
+typed answer, written back as JSON once (the gateway; a fake upstream in tests); ``complete`` takes the neutral completion request and
 answers the model's turn. The JSON both sides of the component boundary read follows the contracts in
 :mod:`skillhouse.guest.host`.
 
