@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.gateway.wire import json_upstream
 
 from skillhouse.gateway.exchange import FetchRefusal
 from skillhouse.guest import Guest
 from skillhouse.host import TurnHost
 
-from .conftest import GuestUnderTest
+from .conftest import GuestUnderTest, echo_upstream
 
 OTHER_INN = {
     "create_booking.md": """
@@ -219,6 +220,52 @@ def test_calling_an_operation_sends_the_built_request_and_answers_what_fetch_url
             "body": '{"arrival":"2025-05-01","departure":"2025-05-02","guest_name":"Mo","room_id":2}',
         }
     ]
+
+
+def test_the_answer_of_an_operation_call_is_the_hosts_answer_written_as_json_byte_for_byte(
+    hollowbrook: dict[str, Any], guest_of: GuestOf
+) -> None:
+    response = {"status": 201, "headers": {"content-type": "application/json"}, "body": '{"id": "b-1", "note": "é"}'}
+    guest = guest_of([hollowbrook], fetch=lambda request: response)
+    answer = guest.runner.call_tool("hollowbrook_create_booking", json.dumps(
+        {"room_id": 2, "guest_name": "Mo", "arrival": "2025-05-01", "departure": "2025-05-02"}))
+    assert answer == (
+        '{"status": 201, "headers": {"content-type": "application/json"}, "body": "{\\"id\\": \\"b-1\\", '
+        '\\"note\\": \\"é\\"}"}'
+    )
+
+
+class TextOnlyHost:
+    """A host with only the WIT contract's ``fetch_url`` (as the component's is): no ``fetch_request``."""
+
+    def __init__(self, host: TurnHost) -> None:
+        self.inner = host
+        self.eager_tools, self.skill_operations = host.eager_tools, host.skill_operations
+        self.read_object, self.complete, self.log = host.read_object, host.complete, host.log
+        self.texts: list[str] = []
+
+    def fetch_url(self, request: str) -> str:
+        self.texts.append(request)
+        return self.inner.fetch_url(request)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("hollowbrook_create_booking", {"room_id": 2, "guest_name": "Mö", "arrival": "2025-05-01", "departure": "2025-05-02"}),
+        ("fetch_url", {"url": "https://weather.example/today", "method": "POST", "headers": {"Accept": "text/plain"}, "body": "x"}),
+        ("hollowbrook_list_rooms", {"min_guests": 2.0}),
+    ],
+)
+def test_a_host_in_process_gets_the_request_it_would_read_from_the_text_and_the_model_the_same_answer(
+    hollowbrook: dict[str, Any], tool: str, arguments: dict[str, Any]
+) -> None:
+    direct = TurnHost([hollowbrook], json_upstream(echo_upstream))
+    text_only = TextOnlyHost(TurnHost([hollowbrook], json_upstream(echo_upstream)))
+    answers = [Guest(host).call_tool(tool, json.dumps(arguments)) for host in (direct, text_only)]
+    assert answers[0] == answers[1]
+    assert direct.requests == text_only.inner.requests == [json.loads(text) for text in text_only.texts]
+    assert len(direct.requests) == 1
 
 
 def test_an_approval_required_answer_reaches_the_model_unchanged(

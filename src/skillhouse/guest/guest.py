@@ -11,6 +11,7 @@ Standard library only: this runs inside the WebAssembly guest.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from skillhouse.guest.catalogue import Catalogue
@@ -20,7 +21,7 @@ from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
-from skillhouse.guest.values import JsonObject, ToolDefinition, json_dump
+from skillhouse.guest.values import FetchRequest, JsonObject, ToolDefinition, json_dump
 
 IMPLEMENTED_EAGER = ("load_tools", "read_object", "fetch_url")
 """The eager tools this guest runs itself; their definitions come from the host (``eager-tools``)."""
@@ -38,6 +39,9 @@ class Guest:
         self._eager_texts = [_dump(tool) for tool in self.eager]
         self.catalogue = Catalogue.from_text(host.skill_operations(), self.eager)
         self.loaded: list[str] = []
+        # a host in this process takes the request as it is (``fetch_request``); across the component
+        # boundary it crosses as JSON text (``fetch_url``)
+        self._send: Callable[[FetchRequest], str] = getattr(host, "fetch_request", None) or self._send_text
 
     def offered(self) -> list[ToolDefinition]:
         """Tool definitions the model may call now: the eager ones and those loaded."""
@@ -80,25 +84,29 @@ class Guest:
             if name == "read_object":
                 return self.read_object(arguments["path"])
             return self.fetch_url(arguments)
-        resolution = self.catalogue.resolve(name)
-        if resolution.tool is None:
-            return _dump(
-                error(
-                    resolution.code or "unknown-tool",
-                    f"there is no tool {name!r}" + _candidates_hint(resolution.candidates),
-                    candidates=resolution.candidates,
+        operations = self.catalogue.operations
+        if name in operations:
+            tool = name  # a full tool name: what resolve answers, without building its answer
+        else:
+            resolution = self.catalogue.resolve(name)
+            if resolution.tool is None:
+                return _dump(
+                    error(
+                        resolution.code or "unknown-tool",
+                        f"there is no tool {name!r}" + _candidates_hint(resolution.candidates),
+                        candidates=resolution.candidates,
+                    )
                 )
-            )
-        tool = resolution.tool
+            tool = resolution.tool
         if tool not in self.loaded:
             self.loaded.append(tool)  # called without loading: the declaration still decides
         try:
-            request = build_request(self.catalogue.operations[tool], arguments)
+            request = build_request(operations[tool], arguments)
         except InvalidArguments as exc:
             return _dump(exc.document(tool))
         # no log line of its own: fetch_url hands the host the whole request, and each crossing of the
         # wasm boundary costs more than the guest's work on a typical call
-        return self.host.fetch_url(json_dump(request))
+        return self._send(request)
 
     def load_tools(self, names: list[str]) -> JsonObject:
         loaded: list[str] = []
@@ -139,6 +147,9 @@ class Guest:
             "headers": dict(arguments.get("headers") or {}),
             "body": arguments.get("body"),
         }
+        return self._send(request)
+
+    def _send_text(self, request: FetchRequest) -> str:
         return self.host.fetch_url(json_dump(request))
 
     def run_turn(self, request: str) -> str:

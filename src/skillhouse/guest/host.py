@@ -1,7 +1,8 @@
 """The host functions a guest may call: its only way out (``host/wit/agent.wit``).
 
 Everything crosses as JSON strings, as it does across the WebAssembly boundary, so the in-process
-runner and the wasm runner hand the guest exactly the same bytes.
+runner and the wasm runner hand the guest exactly the same bytes (a host in the guest's process may
+also take the guest's request as the object it would decode: ``fetch_request`` below).
 
 Contracts (JSON shapes):
 
@@ -32,6 +33,12 @@ Contracts (JSON shapes):
     (codes include ``egress-refused``, ``approval-required`` with ``approval_id``,
     ``idempotency-conflict``, ``idempotency-mismatch``, ``upstream-unresolved``).
 
+``fetch_request(request) -> str`` (optional, in process only)
+    ``fetch_url`` for a host that runs in the guest's own process: ``request`` is the decoded JSON object
+    ``fetch_url`` would read from its text (``json.loads`` of it gives an equal one), and the answer is
+    the same text. A guest whose host has it spares the request's encoding and decoding; the component's
+    host has no such function, so the wasm guest hands the text over as the WIT contract says.
+
 ``complete(request) -> str``
     ``request`` is JSON ``{"system": str, "messages": [...], "tools": [<neutral definitions offered>],
     "deferred": [<neutral definitions not yet loaded>]}`` with neutral messages
@@ -49,7 +56,7 @@ from typing import Protocol
 
 
 class Host(Protocol):
-    """The WIT host functions as the guest sees them."""
+    """The WIT host functions as the guest sees them (and, optionally, ``fetch_request``: the guest looks it up)."""
 
     def eager_tools(self) -> str: ...
 
@@ -62,3 +69,4 @@ class Host(Protocol):
     def complete(self, request: str) -> str: ...
 
     def log(self, level: str, message: str) -> None: ...
+

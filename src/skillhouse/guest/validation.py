@@ -29,6 +29,7 @@ from skillhouse.guest.values import (
     json_equal,
     json_path,
     json_type,
+    json_type_names,
 )
 
 __all__ = ["Violation", "compiled", "json_path", "validate"]
@@ -103,12 +104,13 @@ def _compile(schema: Any) -> Check:
     nullable = schema.get("nullable") is True
     type_names = frozenset(types)
     expected = describe({"type": types}) if types else ""
+    named = json_type_names.get
 
     def check(value: Any, where: Any, out: list[Violation]) -> None:
         if nullable and value is None:
             return
         if type_names:
-            actual = json_type(value)
+            actual = named(type(value)) or json_type(value)  # json_type's own first look, without its call
             if actual not in type_names and not (actual == "integer" and "number" in type_names):
                 out.append(Violation(_at(where), "wrong-type", f"{expected}, not {article(actual)}"))
                 return

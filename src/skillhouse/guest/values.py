@@ -65,13 +65,13 @@ def json_path(parent: str, key: str | int) -> str:
     return parent + "[" + json_dump(key) + "]"
 
 
-_TYPE_NAMES: dict[type, str] = {type(None): "null", bool: "boolean", int: "integer", str: "string", list: "array", dict: "object"}
+json_type_names: dict[type, str] = {type(None): "null", bool: "boolean", int: "integer", str: "string", list: "array", dict: "object"}
 """The JSON type names of the exact types decoded JSON is made of (floats need a look at their value)."""
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value (``integer`` for whole numbers, as jsonschema counts them)."""
-    name = _TYPE_NAMES.get(type(value))
+    name = json_type_names.get(type(value))
     if name is not None:
         return name
     if value is None:

@@ -1,8 +1,9 @@
 """A :class:`~skillhouse.guest.host.Host` for one turn, built from release documents and two callables.
 
-``fetch`` takes the request the guest built, read once from its JSON into the gateway's typed request
-(:func:`skillhouse.gateway.exchange.read_request`), and answers a typed answer, written back as JSON
-once (the gateway; a fake upstream in tests); ``complete`` takes the neutral completion request and
+``fetch`` takes the request the guest built, read once into the gateway's typed request
+(:func:`skillhouse.gateway.exchange.read_request`) from its JSON (the wasm guest's text) or from the object
+that JSON decodes to (the in-process guest's, handed over as it is: ``fetch_request``), and answers a
+typed answer, written back as JSON once (the gateway; a fake upstream in tests); ``complete`` takes the neutral completion request and
 answers the model's turn. The JSON both sides of the component boundary read follows the contracts in
 :mod:`skillhouse.guest.host`.
 
@@ -97,10 +98,14 @@ class TurnHost:
         return json.dumps({"error": {"code": "not-found", "message": f"no object at {path!r}"}})
 
     def fetch_url(self, request: str) -> str:
-        # the one place the guest's request is read from JSON and its answer written as JSON
-        decoded = json.loads(request)
-        self.requests.append(decoded)
-        return json_dump(self._fetch(read_request(decoded)).document())
+        # the one place the guest's request is read from JSON (the wasm guest's, and any host function's caller)
+        return self.fetch_request(json.loads(request))
+
+    def fetch_request(self, request: FetchRequestDocument) -> str:
+        """:meth:`fetch_url` of the request as decoded JSON: what the in-process guest hands over, sparing
+        the text between the two (see :mod:`skillhouse.guest.host`); the answer written as JSON here."""
+        self.requests.append(request)
+        return json_dump(self._fetch(read_request(request)).document())
 
     def complete(self, request: str) -> str:
         return json_dump(self._complete(json.loads(request)))
