@@ -247,8 +247,9 @@ of the tenant's allow-list, gates, credentials and the key's row (autocommit, no
 row + opened audit row, durable before sending), on PostgreSQL made by the read's own statement; and
 the completion (response + audit status, an asynchronous commit: losing it in an OS crash leaves the
 key `running`, then `unresolved`, never resent). A replay makes two: the read, and its audit row. The statements run precompiled on the driver's connection, not through ORM
-sessions, and a checkout pings no connection (it polls the idle socket, and one the server wrote to
-unasked is discarded).
+sessions; on PostgreSQL each takes a connection kept checked out of the pool and in autocommit since
+the last statement handed it back (no pool queue, reset or autocommit switch per statement), and no
+connection is pinged (its idle socket is polled, and one the server wrote to unasked is discarded).
 
 SQLite runs in WAL mode with `synchronous=NORMAL`: every commit survives a killed process (the gateway's
 no-resend guarantee), not an OS crash or power cut. There the claim and the completion are each a

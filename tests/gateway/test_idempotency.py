@@ -5,16 +5,18 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy import event
+import pytest
 from tests.gateway.conftest import booking_request, gateway_for
 from tests.gateway.upstream_server import Upstream
 from tests.gateway.wire import fetch_json
 
 from skillhouse.gateway import Gateway, KeyPolicy, TurnContext
 from skillhouse.gateway.audit_queries import AuditFilter, audit_rows
+from skillhouse.store.prepared import DriverTransaction, Pending, Prepared
 
 
 def test_a_hundred_concurrent_identical_bookings_make_one_booking(
@@ -100,14 +102,21 @@ def test_the_audit_row_is_written_with_the_claim_before_the_request_leaves(
 
 
 def test_a_fresh_booking_claims_its_key_in_the_stored_state_read_on_postgresql(
-    gateway: Gateway, turn: TurnContext, upstream: Upstream
+    gateway: Gateway, turn: TurnContext, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkouts: list[object] = []
-    event.listen(gateway.database.engine, "checkout", lambda *_: checkouts.append(None))
+    statements: list[str] = []
+    send = DriverTransaction.send
+
+    def counted(transaction: DriverTransaction, statement: Prepared, values: Mapping[str, Any]) -> Pending:
+        statements.append(statement.sql)
+        return send(transaction, statement, values)
+
+    monkeypatch.setattr(DriverTransaction, "send", counted)
     answer = fetch_json(gateway, turn, booking_request())
     assert answer.get("status") == 201 and len(upstream.recorder.bookings) == 1
-    # PostgreSQL: the read that claims, the completion; SQLite: the read, the claim, the completion
-    assert len(checkouts) == (2 if gateway.database.dialect == "postgresql" else 3)
+    # PostgreSQL: the read that claims, the completion (one round trip each); SQLite: the read, the claim
+    # (key row, audit row), the completion (key row, audit row)
+    assert len(statements) == (2 if gateway.database.dialect == "postgresql" else 5)
     [row] = audit_rows(gateway.database, turn.tenant, AuditFilter())
     assert (row.decision, row.status, row.operation) == ("allowed", 201, "hollowbrook.create_booking")
     assert (row.idempotency_key or "").startswith("skh-") and row.address == "127.0.0.1"

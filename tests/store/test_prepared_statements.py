@@ -6,11 +6,11 @@ from typing import cast
 
 import psycopg
 import pytest
-from sqlalchemy import Table, bindparam, insert, select
+from sqlalchemy import Table, bindparam, func, insert, select
 
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, IdempotencyRow
-from skillhouse.store.prepared import Prepared, json_text, json_value, read, reading, writing
+from skillhouse.store.prepared import Prepared, json_text, json_value, one_statement, read, reading, writing
 
 HOSTS = cast(Table, AllowedHostRow.__table__)
 KEYS = cast(Table, IdempotencyRow.__table__)
@@ -89,3 +89,20 @@ def test_reads_and_writes_go_on_after_the_server_terminates_the_pooled_connectio
         transaction.execute(_add_host(database), {"tenant": "t", "host": "b.example"})
     with database.reading() as session:
         assert list(session.scalars(select(HOSTS.c.host).order_by(HOSTS.c.host))) == ["a.example", "b.example"]
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_a_connection_kept_in_autocommit_that_the_server_closed_is_dropped_before_a_write(database: Database) -> None:
+    backend = Prepared(database, select(func.pg_backend_pid()))
+    [(pid,)] = read(database, lambda transaction: transaction.rows(backend, {}))  # kept for the next statement
+    url = database.engine.url.set(drivername="postgresql", query={}).render_as_string(hide_password=False)
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s, 5000)", [pid])
+    # a write is never retried: it runs because the closed connection is found before it is used
+    with one_statement(database) as statement:
+        statement.execute(_add_host(database), {"tenant": "t", "host": "a.example"})
+        [(now,)] = statement.rows(backend, {})
+    assert now != pid
+    with database.reading() as session:  # the pool's other users still get connections out of autocommit
+        assert list(session.scalars(select(HOSTS.c.host))) == ["a.example"]
+        assert session.connection().connection.driver_connection.autocommit is False  # type: ignore[union-attr]

@@ -38,10 +38,12 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from psycopg.pq import TransactionStatus
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import PoolProxiedConnection
 
 from skillhouse.errors import Unavailable
 
@@ -54,6 +56,8 @@ CONNECT_TIMEOUT_SECONDS = 10
 # the first key of the two-key advisory lock migrations take ("skhm"); the second is the schema's hash
 MIGRATION_LOCK = 0x736B686D
 _TAKE_MIGRATION_LOCK = text("SELECT pg_advisory_xact_lock(:lock, hashtext(current_schema()))")
+# PostgreSQL: the connections the pool keeps open; as many again may wait in autocommit (Database.autocommit)
+POOL_SIZE = 10
 
 
 class SchemaAhead(Unavailable):
@@ -71,20 +75,25 @@ def _refuse_schema_ahead(connection: Any, scripts: ScriptDirectory) -> None:
                               f"(its newest is {scripts.get_current_head()!r}); run the release that migrated it, or newer")
 
 
-def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-    """Drop a pooled PostgreSQL connection the server has closed, without a round trip to ask.
+def _closed_by_server(dbapi_connection: Any) -> bool:
+    """Whether an idle PostgreSQL connection is closed or was closed by the server, without a round trip to ask.
 
     An idle connection has nothing to read unless the server wrote to it unasked: when a backend is
     terminated or the server shuts down it sends its last error and closes the socket. So one ``poll``
-    of the socket replaces the pool's liveness ping (a ``SELECT`` round trip per checkout); raising
-    ``DisconnectionError`` makes the pool discard the connection and check out (or open) another.
+    of the socket replaces a liveness ping (a ``SELECT`` round trip per checkout).
     """
     if dbapi_connection.closed or dbapi_connection.broken:
-        raise DisconnectionError("the connection is closed")
+        return True
     poller = select.poll()
     poller.register(dbapi_connection.fileno(), select.POLLIN)
-    if poller.poll(0):
-        raise DisconnectionError("the server wrote to an idle connection (closed or terminated it)")
+    return bool(poller.poll(0))
+
+
+def _refuse_closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Drop a pooled PostgreSQL connection the server has closed (:func:`_closed_by_server`): raising
+    ``DisconnectionError`` makes the pool discard the connection and check out (or open) another."""
+    if _closed_by_server(dbapi_connection):
+        raise DisconnectionError("the connection is closed, or the server wrote to it while idle (closed or terminated it)")
 
 
 def parse_database_url(url: str) -> URL:
@@ -102,7 +111,7 @@ def _engine_for(url: str) -> Engine:
     if parsed.get_backend_name() == "postgresql":
         timeout = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
         # the pool holds one connection per concurrent transaction; none is held across an upstream call
-        engine = create_engine(parsed, pool_size=10, max_overflow=20, connect_args=timeout)
+        engine = create_engine(parsed, pool_size=POOL_SIZE, max_overflow=20, connect_args=timeout)
         event.listen(engine, "checkout", _refuse_closed_by_server)
         return engine
     if parsed.get_backend_name() != "sqlite":
@@ -138,6 +147,8 @@ class Database:
         self.engine = _engine_for(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._readers = sessionmaker(self.engine.execution_options(**{_READ_ONLY: True}), expire_on_commit=False)
+        self._autocommit_idle: list[PoolProxiedConnection] = []
+        """PostgreSQL: connections checked out of the pool and left in autocommit between statements (LIFO)."""
 
     @property
     def dialect(self) -> str:
@@ -183,8 +194,57 @@ class Database:
             current = set(MigrationContext.configure(connection).get_current_heads())
         return current == _head_revisions()
 
+    def take_autocommit(self) -> PoolProxiedConnection:
+        """PostgreSQL: a pooled connection (SQLAlchemy's ``PoolProxiedConnection``) in autocommit, for
+        statements that each commit by themselves; hand it back with :meth:`give_back_autocommit`.
+
+        The per-request statements of the gateway run so (``store/prepared.py``). Checking a connection
+        out of the pool and back costs more of the process's CPU than the driver spends running one of
+        them (the pool's queue and locks, its events, its reset, and switching autocommit on and off),
+        so connections handed back stay checked out, in autocommit, up to :data:`POOL_SIZE` of them,
+        and the next statement takes the last one handed back. They still count against the pool's
+        limit, so the database sees no more connections than before; one the server closed while it
+        waited is found as the pool finds it (:func:`_closed_by_server`) and dropped.
+        """
+        idle = self._autocommit_idle
+        while idle:
+            try:
+                connection = idle.pop()
+            except IndexError:  # another thread took the last one
+                break
+            if connection.driver_connection is not None and not _closed_by_server(connection.driver_connection):
+                return connection
+            connection.invalidate()
+            connection.close()
+        connection = self.engine.raw_connection()
+        if connection.driver_connection is None:  # only once invalidated, and this one was just checked out
+            raise RuntimeError("a connection just checked out of the pool has no driver connection")
+        connection.driver_connection.autocommit = True
+        return connection
+
+    def give_back_autocommit(self, connection: PoolProxiedConnection) -> None:
+        """Keep ``connection`` (from :meth:`take_autocommit`) for the next statement, or return it to the pool
+        (out of autocommit, as the pool's other users expect it) when enough wait already; one invalidated
+        or left in a transaction goes back to the pool, which discards or resets it."""
+        driver = connection.driver_connection
+        if (driver is not None and not driver.closed and len(self._autocommit_idle) < POOL_SIZE
+                and driver.info.transaction_status == TransactionStatus.IDLE):  # fmt: skip
+            self._autocommit_idle.append(connection)
+        else:
+            _to_pool(connection)
+
     def dispose(self) -> None:
+        while self._autocommit_idle:
+            _to_pool(self._autocommit_idle.pop())
         self.engine.dispose()
+
+
+def _to_pool(connection: PoolProxiedConnection) -> None:
+    """Return a connection of :meth:`Database.take_autocommit` to the pool, out of autocommit."""
+    driver = connection.driver_connection
+    if driver is not None and not driver.closed:
+        driver.autocommit = False
+    connection.close()
 
 
 def _alembic_config() -> Config:

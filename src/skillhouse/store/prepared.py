@@ -11,7 +11,8 @@ Transactions follow ``store/database.py``: a write takes SQLite's write lock at 
 is durable as configured there (``durable=False`` is ``synchronous_commit = off`` on PostgreSQL for that
 transaction only); reads run in autocommit (each statement its own snapshot; on SQLite in WAL mode no
 lock at all); on PostgreSQL a write that is a single statement may run as :func:`one_statement`, its
-own transaction, one round trip instead of three. Values are what the drivers take as they are (strings, numbers, None); a JSON column is
+own transaction, one round trip instead of three. Autocommit statements on PostgreSQL take a connection
+kept out of the pool, already in autocommit (:meth:`~skillhouse.store.database.Database.take_autocommit`). Values are what the drivers take as they are (strings, numbers, None); a JSON column is
 written as its text (see :func:`json_text`) and read back with :func:`json_value`.
 """
 
@@ -70,9 +71,9 @@ class Pending:
 
     __slots__ = ("_rows", "count")
 
-    def __init__(self, cursor: Any) -> None:
+    def __init__(self, cursor: Any, returned_rows: bool) -> None:
         # read now: on SQLite a statement still being stepped would hold up the COMMIT
-        self._rows = [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+        self._rows = [tuple(row) for row in cursor.fetchall()] if returned_rows else []
         self.count = int(cursor.rowcount)
         """The number of rows the statement changed."""
 
@@ -86,13 +87,16 @@ class Pending:
 class DriverTransaction:
     """Statements on one checked-out DBAPI connection, inside :func:`writing` or :func:`read`."""
 
-    def __init__(self, connection: Any) -> None:
+    def __init__(self, connection: Any, postgres: bool) -> None:
         self._connection = connection
+        self._postgres = postgres
 
     def send(self, statement: Prepared, values: Mapping[str, Any]) -> Pending:
         cursor = self._connection.cursor()
         cursor.execute(statement.sql, statement.parameters(values))
-        return Pending(cursor)
+        # psycopg builds a Column object per column for ``description``: ``rownumber`` says as much for less
+        returned_rows = cursor.rownumber is not None if self._postgres else cursor.description is not None
+        return Pending(cursor, returned_rows)
 
     def execute(self, statement: Prepared, values: Mapping[str, Any]) -> int:
         """Run a statement; the number of rows it changed."""
@@ -141,7 +145,7 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
         elif not durable:
             cursor.execute(_ASYNC_COMMIT)
         try:
-            yield DriverTransaction(driver)
+            yield DriverTransaction(driver, not sqlite)
         except BaseException as error:
             if not _forget_if_lost(database, connection, error):
                 cursor.execute("ROLLBACK") if sqlite else driver.rollback()
@@ -157,23 +161,26 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
 
 @contextmanager
 def _autocommit(database: Database) -> Iterator[DriverTransaction]:
-    """A pooled connection whose statements each commit by themselves on PostgreSQL (no ``BEGIN``)."""
-    connection = database.engine.raw_connection()
-    driver = _driver_of(connection)
-    postgres = database.dialect == "postgresql"
-    try:
-        if postgres:
-            driver.autocommit = True
+    """A connection whose statements each commit by themselves on PostgreSQL (no ``BEGIN``): one kept in
+    autocommit between statements (:meth:`~skillhouse.store.database.Database.take_autocommit`)."""
+    if database.dialect != "postgresql":
+        connection = database.engine.raw_connection()
         try:
-            yield DriverTransaction(driver)
+            yield DriverTransaction(_driver_of(connection), postgres=False)
         except BaseException as error:
             _forget_if_lost(database, connection, error)
             raise
         finally:
-            if postgres and not driver.closed:
-                driver.autocommit = False
+            connection.close()
+        return
+    connection = database.take_autocommit()
+    try:
+        yield DriverTransaction(_driver_of(connection), postgres=True)
+    except BaseException as error:
+        _forget_if_lost(database, connection, error)
+        raise
     finally:
-        connection.close()
+        database.give_back_autocommit(connection)
 
 
 @contextmanager
