@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
+import pytest
 from tests.openapi.specs import imported, openapi, outcome
 
 from skillhouse.compiler import SCHEMA_LIMIT, compact_size
+from skillhouse.openapi import import_openapi, spec_from_data, wizard
 
 
 def _where(op: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -251,3 +254,29 @@ def test_credential_parameters_are_never_offered_to_the_model() -> None:
     assert set(ops["search"]["schema"]["properties"]) == {"q"}
     assert set(ops["get_token"]["schema"]["properties"]) == {"token"}  # an id in the path, not a secret
     assert any("carries a credential" in note for note in outcome(result, "chat_post").notes)
+
+
+def test_the_import_pauses_the_garbage_collector_and_leaves_it_as_it_found_it() -> None:
+    import gc
+
+    seen: list[bool] = []
+    spec = openapi({"/things": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}})
+    original = wizard._convert
+
+    def spying(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    with mock.patch.object(wizard, "_convert", spying):
+        assert gc.isenabled()
+        import_openapi(spec_from_data(spec))
+        assert gc.isenabled() and seen == [False]  # paused during, running after
+        gc.disable()
+        try:
+            import_openapi(spec_from_data(spec))
+            assert not gc.isenabled()  # a caller's choice is kept
+        finally:
+            gc.enable()
+        with mock.patch.object(wizard, "_compile_as_rendered", side_effect=RuntimeError("boom")), pytest.raises(RuntimeError):
+            import_openapi(spec_from_data(spec))
+        assert gc.isenabled()  # resumed when the import raises
