@@ -41,6 +41,9 @@ LEFT_OUTSIDE = {
     "skillhouse.compiler.canonical._Slow": "the canonical JSON fast path giving up within its module",
     "skillhouse.compiler.metaschema._Problem": "a schema check's early exit within its module",
     "skillhouse.registry.bundle._Unpacked": "an archive over its size limit within its module; becomes Invalid",
+    "skillhouse.compiler.expansion._WalkTooLong": "the size walk giving up within its module; the schema is measured whole",
+    # a programming error, as dataclasses' FrozenInstanceError is: no caller handles it
+    "skillhouse.records.FrozenRecordError": "an assignment to a frozen record's field (an AttributeError, as a frozen dataclass raises)",
     # the example upstream plays a third-party API: its errors are its own wire, not skillhouse's
     "skillhouse.examples.hollowbrook_house.HouseError": "the Hollowbrook house's own refusals (a stand-in upstream)",
 }
