@@ -22,8 +22,9 @@ all that ``tools`` on a kept listing runs, work on ``os`` alone: ``pathlib`` (wi
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
+
+from skillhouse.sha256 import sha256
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `skillhouse tools` on a cached listing never needs.
 TYPE_CHECKING = False
@@ -52,7 +53,7 @@ def _compiler_fingerprint() -> bytes:
         for here, _, files in os.walk(os.path.join(base, folder)):
             where = tuple(os.path.relpath(here, base).split(os.sep))
             found += [(*where, name) for name in files if name.endswith(".py")]
-    digest = hashlib.sha256()
+    digest = sha256()
     for parts in sorted(found):  # as sorted Paths are: part by part
         with open(os.path.join(base, *parts), "rb") as source:
             digest.update("/".join(parts).encode() + b"\0" + source.read() + b"\0")
@@ -65,7 +66,7 @@ def package_key(path: StrPath, version: str | None = None) -> str | None:
         root = os.path.realpath(
             path
         )  # as Path.resolve() (not strict): the directory's own name, links followed
-        digest = hashlib.sha256(_compiler_fingerprint())
+        digest = sha256(_compiler_fingerprint())
         digest.update(f"{os.path.basename(root)}\0{version or ''}\0".encode())
         with os.scandir(root) as found:
             entries = sorted((entry.name, entry.is_file()) for entry in found)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from skillhouse.compiler.sha256 import sha256
+from skillhouse.sha256 import sha256
 
 MAX_TOOL_NAME = 64
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]+")

@@ -24,9 +24,9 @@ from skillhouse.compiler.operation import (
     parse_gate,
 )
 from skillhouse.compiler.profiles import compatibility_report
-from skillhouse.compiler.sha256 import sha256
 from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.records import record
+from skillhouse.sha256 import sha256
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.package import SkillPackage

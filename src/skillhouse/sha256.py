@@ -1,16 +1,16 @@
-"""SHA-256 for the compiler's digests, without loading OpenSSL.
+"""SHA-256 for the digests the library and the command line's fast path take, without loading OpenSSL.
 
 ``hashlib`` loads OpenSSL's libcrypto on import: about 3.5 MB of resident memory and 3.5 ms, which an
-OpenAPI import paid only for its release digest and the short hashes in cut tool names. CPython's
-own SHA-256 module gives the same digests. It is slower per byte (about 3.8 ms per MB against 0.6 ms),
+OpenAPI import paid only for its release digest and the short hashes in cut tool names, and every
+``skillhouse tools`` run for its release cache key. CPython's own SHA-256 module gives the same digests. It is slower per byte (about 3.8 ms per MB against 0.6 ms),
 which a Jira-sized release (1.9 MB of canonical JSON) pays back as ~6 ms; smaller releases come out
 ahead, and every import peaks 3.5 MB lower (``docs/benchmarks.md``, the OpenAPI section).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `skillhouse tools` never needs.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hashlib import sha256
 else:
