@@ -99,7 +99,7 @@ class _WalkTooLong(Exception):
     pass
 
 
-def expansion_size(schema: Any, types: dict[str, JsonSchema], expansions: Expansions) -> int:
+def expansion_size(schema: Any, types: dict[str, JsonSchema], expansions: Expansions, own: int | None = None) -> int:
     """``compact_size(expand_types(schema, types, expansions))``, measuring each kept type once.
 
     Compact JSON is compositional (an object is its members, each ``"key":value``, with braces and
@@ -108,10 +108,12 @@ def expansion_size(schema: Any, types: dict[str, JsonSchema], expansions: Expans
     the size measured the first time it was met, instead of encoding the whole expansion again for
     every operation using it. A schema mostly of its own is encoded whole, which is faster than a walk;
     so is anything but plain dicts, lists and strings. A property test holds both measures equal.
-    Raises as :func:`expand_types` does.
+    ``own`` is the length of ``schema``'s own compact JSON, when the caller has it already. Raises as
+    :func:`expand_types` does.
     """
     expanded = _expand(schema, types, (), expansions, [NODE_BUDGET])
-    own = len(compact_json(schema))  # the schema's own part, in bytes: at least one per node of it
+    if own is None:
+        own = len(compact_json(schema))  # the schema's own part: at least one character per node of it
     if expansions.by_value and own * 2 < expanded.nodes:
         try:
             return _sized(expanded.value, expansions.by_value, [own])

@@ -47,7 +47,7 @@ def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema], expansions: 
     try:
         if expansions is None:
             return compact_size(expand_types(schema, types))
-        return expansion_size(schema, types, expansions)
+        return expansion_size(schema, types, expansions, own=len(text))
     except TooLarge:
         return None
     except (UnknownType, RecursionError):
