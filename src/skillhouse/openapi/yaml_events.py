@@ -31,6 +31,12 @@ _BOOL = {
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
 }
 _NULL = frozenset(("~", "null", "Null", "NULL", ""))
+_REFUSED = object()
+"""A plain scalar left to PyYAML: the merge key ``<<`` and the value key ``=``."""
+_SPECIAL: dict[str, Any] = {**_BOOL, **dict.fromkeys(_NULL), "<<": _REFUSED, "=": _REFUSED}
+"""Plain scalars that are not strings and do not start like a number: each with what it resolves to."""
+_NO_KEY = object()
+"""No mapping key waiting for its value (and, for the root, no document yet)."""
 _INT = re.compile(
     r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
 )
@@ -94,19 +100,12 @@ def _float(text: str) -> float:
     return sign * float(text)
 
 
-def _plain(value: str) -> Any:
-    if value in _NULL:
-        return None
-    flag = _BOOL.get(value)
-    if flag is not None:
-        return flag
-    if value[0] in _NUMBER_START:
-        if _INT.match(value):
-            return _int(value)
-        if _FLOAT.match(value):
-            return _float(value)
-    if value in ("<<", "="):
-        raise Unsupported(value)
+def _number(value: str) -> Any:
+    """A plain scalar that starts like a number: the number it resolves to, or the string itself."""
+    if _INT.match(value):
+        return _int(value)
+    if _FLOAT.match(value):
+        return _float(value)
     return value
 
 
@@ -134,24 +133,35 @@ def load(text: str | bytes) -> Any:
     parser = _Parser(text)
     anchors: JsonObject = {}
     keys: dict[Any, Any] = {}
-    # A stack of open containers: [container, pending_key, has_key] for mappings, [list] for sequences.
-    stack: list[list[Any]] = []
-    root: Any = None
+    # The open container is held in locals (``into``; for a mapping, ``key`` is the key waiting for its
+    # value, or ``_NO_KEY``); the containers around it wait on ``stack``. This loop runs once per event,
+    # over 100,000 times for a large spec, so each event is settled with as few steps as it can be.
+    stack: list[tuple[Any, Any]] = []
+    into: Any = None
+    key: Any = _NO_KEY
+    root: Any = _NO_KEY
     done = False
-    # Looked up once: this loop runs once per event (over 100,000 for a large spec).
     scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     mapping_end, sequence_end, alias = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.AliasEvent
     document_end, stream_end = yaml.DocumentEndEvent, yaml.StreamEndEvent
-    next_event, plain = parser.get_event, _plain
+    next_event, special, number_start = parser.get_event, _SPECIAL.get, _NUMBER_START
     try:
         while True:
             event = next_event()
             kind = type(event)
             if kind is scalar:
-                if event.tag is None:
-                    value = plain(event.value) if event.implicit[0] else event.value
-                else:
-                    value = _tagged(event.tag, event.value)
+                value = event.value
+                if event.tag is not None:
+                    value = _tagged(event.tag, value)
+                elif event.implicit[0]:
+                    # a plain scalar: most are strings; the few words and numbers YAML 1.1 reads otherwise
+                    resolved = special(value, value)
+                    if resolved is not value:
+                        if resolved is _REFUSED:
+                            raise Unsupported(value)
+                        value = resolved
+                    elif value[0] in number_start:
+                        value = _number(value)
                 if event.anchor is not None:
                     anchors[event.anchor] = value
             elif kind is mapping_start or kind is sequence_start:
@@ -160,10 +170,12 @@ def load(text: str | bytes) -> Any:
                 container: Any = {} if kind is mapping_start else []
                 if event.anchor is not None:
                     anchors[event.anchor] = container
-                stack.append([container, None, False])
+                stack.append((into, key))
+                into, key = container, _NO_KEY
                 continue
             elif kind is mapping_end or kind is sequence_end:
-                value = stack.pop()[0]
+                value = into
+                into, key = stack.pop()
             elif kind is alias:
                 if event.anchor not in anchors:
                     raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
@@ -175,26 +187,22 @@ def load(text: str | bytes) -> Any:
                 break
             else:
                 continue  # stream and document starts
-            if not stack:
-                root = value
-                continue
-            top = stack[-1]
-            into = top[0]
             if type(into) is list:
                 into.append(value)
-            elif top[2]:
-                into[top[1]] = value
-                top[2] = False
+            elif key is not _NO_KEY:
+                into[key] = value
+                key = _NO_KEY
+            elif into is None:
+                root = value
             else:
                 if type(value) is dict or type(value) is list:
                     raise Unsupported("a key that is a mapping or a sequence")
                 # one string per distinct key, as json.loads does: a spec repeats a few hundred keys
                 # (type, description, properties) tens of thousands of times
-                top[1] = keys.setdefault(value, value) if type(value) is str else value
-                top[2] = True
+                key = keys.setdefault(value, value) if type(value) is str else value
         if done and type(next_event()) is not stream_end:
             # PyYAML's load refuses a stream of several documents; let it say so
             raise Unsupported("more than one document")
     finally:
         parser.dispose()
-    return root
+    return None if root is _NO_KEY else root
