@@ -75,7 +75,9 @@ class Rewrite:
 
 def pointer(path: str, key: str) -> str:
     """``path`` extended by ``key``, escaped as RFC 6901 requires."""
-    return f"{path}/{key.replace('~', '~0').replace('/', '~1')}"
+    if "~" in key or "/" in key:  # rare: most keys need no escape, and a test is cheaper than two replaces
+        key = key.replace("~", "~0").replace("/", "~1")
+    return f"{path}/{key}"
 
 
 @record(frozen=True)

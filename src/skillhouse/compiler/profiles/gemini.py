@@ -213,7 +213,13 @@ def declaration_parameters(rw: Rewrite, schema: JsonSchema) -> tuple[str, JsonSc
 
 
 def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
-    """``node`` with ``""`` taken out of every enum (into the description), as in the ``Schema`` form."""
+    """``node`` with ``""`` taken out of every enum (into the description), as in the ``Schema`` form.
+
+    The declared schema itself when no enum holds ``""`` (the usual case): found by a walk that builds
+    neither copies nor pointers; only a schema that has one is copied, with the place of each change.
+    """
+    if path == "/parameters" and not _has_empty_enum_value(node):
+        return node
     if isinstance(node, list):
         return [_without_empty_enum_values(rw, item, f"{path}/{index}") for index, item in enumerate(node)]
     if not isinstance(node, dict):
@@ -232,6 +238,22 @@ def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
             "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
         )
     return out
+
+
+def _has_empty_enum_value(schema: Any) -> bool:
+    """Whether any object anywhere in ``schema`` (as :func:`_without_empty_enum_values` walks it) has an
+    ``enum`` list holding ``""``."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            values = node.get("enum")
+            if type(values) is list and "" in values:
+                return True
+            stack.extend(value for value in node.values() if type(value) is dict or type(value) is list)
+        elif type(node) is list:
+            stack.extend(item for item in node if type(item) is dict or type(item) is list)
+    return False
 
 
 def adapt(tool: ToolDefinition) -> Adaptation:
