@@ -152,9 +152,10 @@ ANY_VALUE = {"const", "default"}
 
 
 def checker_keywords() -> set[str]:
-    """Every keyword the checker's walk gives a rule of its own, read from its code (``key == ...``, ``key in ...``)."""
+    """Every keyword the checker's walk gives a rule of its own: its table of keyword kinds, and what its
+    code compares ``key`` with (``key == ...``, ``key in ...``)."""
     walk = next(n for n in ast.parse(inspect.getsource(metaschema)).body if isinstance(n, ast.FunctionDef) and n.name == "_schema")
-    found: set[str] = set()
+    found: set[str] = set(metaschema._KIND)
     for node in ast.walk(walk):
         if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "key":
             for compared in node.comparators:

@@ -31,11 +31,25 @@ _STRING_PATTERNS = {
     "$dynamicAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
     "$recursiveAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
 }
+(_TYPE, _ONE, _MAP, _LIST, _REQUIRED, _DEPENDENT_REQUIRED, _ENUM, _VALUE, _EXAMPLES, _NON_NEGATIVE_INT, _NUMBER,
+ _MULTIPLE_OF, _PATTERN, _STRING, _DEPENDENCIES, _BOOLEAN, _VOCABULARY) = range(17)  # fmt: skip
+_KIND = {
+    "type": _TYPE, "required": _REQUIRED, "dependentRequired": _DEPENDENT_REQUIRED, "enum": _ENUM,
+    "const": _VALUE, "default": _VALUE, "examples": _EXAMPLES, "multipleOf": _MULTIPLE_OF, "pattern": _PATTERN,
+    "dependencies": _DEPENDENCIES, "$vocabulary": _VOCABULARY,
+    **dict.fromkeys(_SCHEMA, _ONE), **dict.fromkeys(_SCHEMA_MAP, _MAP), **dict.fromkeys(_SCHEMA_LIST, _LIST),
+    **dict.fromkeys(_NON_NEGATIVE, _NON_NEGATIVE_INT), **dict.fromkeys(_NUMBERS, _NUMBER),
+    **dict.fromkeys(_STRINGS, _STRING), **dict.fromkeys(_BOOLEANS, _BOOLEAN),
+}  # fmt: skip
+"""Each keyword's kind: one dictionary lookup per keyword instead of a test against every group."""
 MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DEPTH = 200
 
 
 class _Problem(Exception):
+    """A problem found at ``path``: relative to where it is raised, completed by each caller it passes
+    on its way out (so a schema that is well formed, the usual case, builds no path at all)."""
+
     def __init__(self, path: list[str | int], message: str) -> None:
         self.path = path
         self.message = message
@@ -44,19 +58,22 @@ class _Problem(Exception):
 def schema_problem(schema: Any) -> str | None:
     """What is wrong with ``schema`` as a JSON Schema, or ``None`` when it is well formed."""
     try:
-        _schema(schema, [])
+        _schema(schema, 0)
     except _Problem as problem:
         where = "/".join(str(p) for p in problem.path) or "(root)"
         return f"at {where}: {problem.message}"
     return None
 
 
-def _json_value(value: Any, path: list[str | int]) -> None:
-    """Values inside enum, const, default and examples: plain JSON that I-JSON can carry."""
-    stack: list[tuple[Any, list[str | int]]] = [(value, path)]
+def _json_value(value: Any, depth: int) -> None:
+    """Values inside enum, const, default and examples: plain JSON that I-JSON can carry.
+
+    ``depth`` is how many steps the value's path has from the schema's root.
+    """
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
         item, at = stack.pop()
-        if len(at) > _MAX_DEPTH:
+        if depth + len(at) > _MAX_DEPTH:
             raise _Problem(at, "is nested too deeply")
         if item is None or isinstance(item, bool | str):
             continue
@@ -77,120 +94,142 @@ def _json_value(value: Any, path: list[str | int]) -> None:
             raise _Problem(at, f"{type(item).__name__} is not a JSON value (quote dates and times)")
 
 
-def _number(value: Any, path: list[str | int]) -> None:
+def _number(value: Any, depth: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Problem(path, f"{value!r} is not a number")
-    _json_value(value, path)
+        raise _Problem([], f"{value!r} is not a number")
+    _json_value(value, depth)
 
 
-def _schema(node: Any, path: list[str | int]) -> None:
+def _schema(node: Any, depth: int) -> None:
+    """Check the schema ``node`` whose path from the root has ``depth`` steps."""
     if isinstance(node, bool):
         return
     if not isinstance(node, dict):
-        raise _Problem(path, f"{_short(node)} is not a schema (an object or a boolean)")
-    if len(path) > _MAX_DEPTH:
-        raise _Problem(path, "is nested too deeply")
+        raise _Problem([], f"{_short(node)} is not a schema (an object or a boolean)")
+    if depth > _MAX_DEPTH:
+        raise _Problem([], "is nested too deeply")
+    below = depth + 1  # the depth of a keyword's value
     for key, value in node.items():
-        at = [*path, key]
-        if key == "type":
-            _type(value, at)
-        elif key in _SCHEMA:
-            _schema(value, at)
-        elif key in _SCHEMA_MAP:
-            if not isinstance(value, dict):
-                raise _Problem(at, f"{_short(value)} is not an object of schemas")
-            for name, sub in value.items():
-                if key == "patternProperties":
-                    _regex(name, at)
-                _schema(sub, [*at, name])
-        elif key in _SCHEMA_LIST:
-            if not isinstance(value, list) or not value:
-                raise _Problem(at, f"{_short(value)} is not a non-empty array of schemas")
-            for index, sub in enumerate(value):
-                _schema(sub, [*at, index])
-        elif key in ("required",):
-            _unique_strings(value, at)
-        elif key == "dependentRequired":
-            if not isinstance(value, dict):
-                raise _Problem(at, f"{_short(value)} is not an object")
-            for name, names in value.items():
-                _unique_strings(names, [*at, name])
-        elif key == "enum":
-            if not isinstance(value, list):
-                raise _Problem(at, f"{_short(value)} is not an array")
-            _json_value(value, at)
-        elif key in ("const", "default"):
-            _json_value(value, at)
-        elif key == "examples":
-            if not isinstance(value, list):
-                raise _Problem(at, f"{_short(value)} is not an array")
-            _json_value(value, at)
-        elif key in _NON_NEGATIVE:
-            _number(value, at)
-            if value < 0 or value != int(value):
-                raise _Problem(at, f"{_short(value)} is not a non-negative integer")
-        elif key in _NUMBERS:
-            _number(value, at)
-        elif key == "multipleOf":
-            _number(value, at)
-            if value <= 0:
-                raise _Problem(at, f"{value!r} is not greater than 0")
-        elif key == "pattern":
-            _regex(value, at)
-        elif key in _STRINGS:
-            if not isinstance(value, str):
-                raise _Problem(at, f"{_short(value)} is not a string")
-            pattern = _STRING_PATTERNS.get(key)
-            if pattern is not None and not pattern.match(value):
-                raise _Problem(at, f"{value!r} is not a valid {key}")
-        elif key == "dependencies":
-            if not isinstance(value, dict):
-                raise _Problem(at, f"{_short(value)} is not an object")
-            for name, sub in value.items():
-                if isinstance(sub, list):
-                    _unique_strings(sub, [*at, name])
-                else:
-                    _schema(sub, [*at, name])
-        elif key in _BOOLEANS:
-            if not isinstance(value, bool):
-                raise _Problem(at, f"{_short(value)} is not a boolean")
-        elif key == "$vocabulary":
-            if not isinstance(value, dict) or not all(isinstance(v, bool) for v in value.values()):
-                raise _Problem(at, "is not an object of booleans")
-        else:
-            # Keywords outside the vocabularies (x-*, nullable, discriminator...) are allowed by
-            # 2020-12; they must still be JSON the release can hash.
-            _json_value(value, at)
+        try:
+            kind = _KIND.get(key)
+            if kind is _STRING:
+                if not isinstance(value, str):
+                    raise _Problem([], f"{_short(value)} is not a string")
+                pattern = _STRING_PATTERNS.get(key)
+                if pattern is not None and not pattern.match(value):
+                    raise _Problem([], f"{value!r} is not a valid {key}")
+            elif kind is _TYPE:
+                _type(value)
+            elif kind is _ONE:
+                _schema(value, below)
+            elif kind is _MAP:
+                if not isinstance(value, dict):
+                    raise _Problem([], f"{_short(value)} is not an object of schemas")
+                for name, sub in value.items():
+                    if key == "patternProperties":
+                        _regex(name)  # the problem is the keyword's: its path stops there
+                    try:
+                        _schema(sub, below + 1)
+                    except _Problem as problem:
+                        problem.path.insert(0, name)
+                        raise
+            elif kind is _LIST:
+                if not isinstance(value, list) or not value:
+                    raise _Problem([], f"{_short(value)} is not a non-empty array of schemas")
+                for index, sub in enumerate(value):
+                    try:
+                        _schema(sub, below + 1)
+                    except _Problem as problem:
+                        problem.path.insert(0, index)
+                        raise
+            elif kind is _REQUIRED:
+                _unique_strings(value)
+            elif kind is _DEPENDENT_REQUIRED:
+                if not isinstance(value, dict):
+                    raise _Problem([], f"{_short(value)} is not an object")
+                for name, names in value.items():
+                    try:
+                        _unique_strings(names)
+                    except _Problem as problem:
+                        problem.path.insert(0, name)
+                        raise
+            elif kind is _ENUM:
+                if not isinstance(value, list):
+                    raise _Problem([], f"{_short(value)} is not an array")
+                _json_value(value, below)
+            elif kind is _VALUE:
+                _json_value(value, below)
+            elif kind is _EXAMPLES:
+                if not isinstance(value, list):
+                    raise _Problem([], f"{_short(value)} is not an array")
+                _json_value(value, below)
+            elif kind is _NON_NEGATIVE_INT:
+                _number(value, below)
+                if value < 0 or value != int(value):
+                    raise _Problem([], f"{_short(value)} is not a non-negative integer")
+            elif kind is _NUMBER:
+                _number(value, below)
+            elif kind is _MULTIPLE_OF:
+                _number(value, below)
+                if value <= 0:
+                    raise _Problem([], f"{value!r} is not greater than 0")
+            elif kind is _PATTERN:
+                _regex(value)
+            elif kind is _DEPENDENCIES:
+                if not isinstance(value, dict):
+                    raise _Problem([], f"{_short(value)} is not an object")
+                for name, sub in value.items():
+                    try:
+                        if isinstance(sub, list):
+                            _unique_strings(sub)
+                        else:
+                            _schema(sub, below + 1)
+                    except _Problem as problem:
+                        problem.path.insert(0, name)
+                        raise
+            elif kind is _BOOLEAN:
+                if not isinstance(value, bool):
+                    raise _Problem([], f"{_short(value)} is not a boolean")
+            elif kind is _VOCABULARY:
+                if not isinstance(value, dict) or not all(isinstance(v, bool) for v in value.values()):
+                    raise _Problem([], "is not an object of booleans")
+            else:
+                # Keywords outside the vocabularies (x-*, nullable, discriminator...) are allowed by
+                # 2020-12; they must still be JSON the release can hash.
+                _json_value(value, below)
+        except _Problem as problem:
+            problem.path.insert(0, key)
+            raise
 
 
-def _type(value: Any, at: list[str | int]) -> None:
+def _type(value: Any) -> None:
     if isinstance(value, str):
         if value not in TYPES:
-            raise _Problem(at, f"{value!r} is not a JSON Schema type ({', '.join(sorted(TYPES))})")
+            raise _Problem([], f"{value!r} is not a JSON Schema type ({', '.join(sorted(TYPES))})")
         return
     if not isinstance(value, list) or not value:
-        raise _Problem(at, f"{_short(value)} is not a type or a non-empty array of types")
+        raise _Problem([], f"{_short(value)} is not a type or a non-empty array of types")
     for index, item in enumerate(value):
         if not isinstance(item, str) or item not in TYPES:
-            raise _Problem([*at, index], f"{_short(item)} is not a JSON Schema type")
+            raise _Problem([index], f"{_short(item)} is not a JSON Schema type")
     if len(set(value)) != len(value):
-        raise _Problem(at, "has non-unique elements")
+        raise _Problem([], "has non-unique elements")
 
 
-def _unique_strings(value: Any, at: list[str | int]) -> None:
+def _unique_strings(value: Any) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Problem(at, f"{_short(value)} is not an array of strings")
+        raise _Problem([], f"{_short(value)} is not an array of strings")
     if len(set(value)) != len(value):
-        raise _Problem(at, "has non-unique elements")
+        raise _Problem([], "has non-unique elements")
 
 
-def _regex(value: Any, at: list[str | int]) -> None:
+def _regex(value: Any) -> None:
     if not isinstance(value, str):
-        raise _Problem(at, f"{_short(value)} is not a string")
+        raise _Problem([], f"{_short(value)} is not a string")
     try:
         re.compile(value)
     except (re.error, RecursionError, OverflowError) as exc:
-        raise _Problem(at, f"{value!r} is not a regular expression: {exc}") from None
+        raise _Problem([], f"{value!r} is not a regular expression: {exc}") from None
 
 
 def _short(value: Any) -> str:
