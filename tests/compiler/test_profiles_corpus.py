@@ -15,7 +15,7 @@ from tests.compiler.provider_limits import problems
 from tests.corpus import CORPUS
 
 from skillhouse.compiler import compact_size
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools
+from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools, verdict
 from skillhouse.openapi import import_openapi
 
 SPECS = sorted(CORPUS.glob("*.json")) + sorted(CORPUS.glob("*.yaml"))
@@ -97,6 +97,8 @@ def test_every_profile_fits_its_provider_limits_on_the_corpus_component_schemas(
         assert problems(profile, listing) == []
         for tool in tools:
             entry = adapt(tool, profile).report()
+            # the compatibility report's entry, made without the wire form, says the same
+            assert verdict(tool, profile) == entry
             assert entry["status"] in ("ok", "adapted", "refused")
             if entry["status"] == "adapted":
                 assert all(
@@ -116,4 +118,6 @@ def test_every_profile_fits_its_provider_limits_on_the_wizards_tools_for_the_cor
     tools = [neutral_tool(op) for op in operations]
     for profile in PROFILES:
         assert problems(profile, provider_tools(tools, profile)) == []
+        report = result.compiled.document["compatibility"]["profiles"][profile]
+        assert report == {str(tool["name"]): adapt(tool, profile).report() for tool in tools}
 

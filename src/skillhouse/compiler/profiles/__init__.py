@@ -52,6 +52,22 @@ def adapt(tool: ToolDefinition, profile: str, *, shape: str = "chat") -> Adaptat
     raise ProfileError(f"unknown provider profile {profile!r}; one of: {', '.join(PROFILES)}")
 
 
+def verdict(tool: ToolDefinition, profile: str) -> JsonObject:
+    """``adapt(tool, profile).report()``: the tool's entry in the compatibility report, made without the
+    provider's wire form (the report is every tool through every profile, at every compile)."""
+    if profile in ("openai", "openai-strict"):
+        return openai.verdict(tool, strict=profile == "openai-strict")
+    if profile == "anthropic":
+        return anthropic.verdict(tool)
+    if profile == "gemini":
+        return gemini.verdict(tool)
+    if profile == "bedrock":
+        return bedrock.verdict(tool)
+    if profile == "mcp":
+        return mcp.verdict(tool)
+    raise ProfileError(f"unknown provider profile {profile!r}; one of: {', '.join(PROFILES)}")
+
+
 def provider_tools(
     tools: Sequence[ToolDefinition],
     profile: str,
@@ -87,7 +103,7 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     for tool in tools:  # one tool through every profile in a row: what they share of it is found once
         name = str(tool["name"])
         for profile in PROFILES:
-            profiles[profile][name] = adapt(tool, profile).report()
+            profiles[profile][name] = verdict(tool, profile)
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:
@@ -141,4 +157,5 @@ __all__ = [
     "listing_problem",
     "neutral_arguments",
     "provider_tools",
+    "verdict",
 ]

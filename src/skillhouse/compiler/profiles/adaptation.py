@@ -218,18 +218,35 @@ def adapt_with(
     rw = Rewrite()
     name = str(tool.get("name", ""))
     try:
-        fitted = fit_name(rw, name, rules)
-        description = fit_description(rw, fitted, str(tool.get("description") or ""), rules)
-        parameters = tool.get("parameters")
-        problem = root_problem(parameters)
-        if problem is not None:
-            raise Refused(problem)
-        assert isinstance(parameters, dict)
-        check_property_names(parameters, rules)
-        rewritten = schema(rw, parameters)
+        fitted, description, rewritten = _fit(rw, name, tool, rules, schema)
     except Refused as refused:
         return Adaptation(profile, name, None, (), refused.reason)
     return Adaptation(profile, name, wire(fitted, description, rewritten, tool), tuple(rw.changes))
+
+
+def verdict_with(tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) -> JsonObject:
+    """``adapt_with(...).report()`` without the wire form or the :class:`Adaptation`: what the release's
+    compatibility report needs of every tool and profile."""
+    rw = Rewrite()
+    try:
+        _fit(rw, str(tool.get("name", "")), tool, rules, schema)
+    except Refused as refused:
+        return {"status": "refused", "reason": refused.reason}
+    if rw.changes:
+        return {"status": "adapted", "changes": rw.changes}
+    return {"status": "ok"}
+
+
+def _fit(rw: Rewrite, name: str, tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) -> tuple[str, str, Any]:
+    fitted = fit_name(rw, name, rules)
+    description = fit_description(rw, fitted, str(tool.get("description") or ""), rules)
+    parameters = tool.get("parameters")
+    problem = root_problem(parameters)
+    if problem is not None:
+        raise Refused(problem)
+    assert isinstance(parameters, dict)
+    check_property_names(parameters, rules)
+    return fitted, description, schema(rw, parameters)
 
 
 def unchanged(rw: Rewrite, schema: JsonSchema) -> JsonSchema:

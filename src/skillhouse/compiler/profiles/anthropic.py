@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
-from skillhouse.json_types import ProviderTool, ToolDefinition
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 PROPERTY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, property_name=PROPERTY_NAME)
@@ -31,6 +31,11 @@ def adapt(tool: ToolDefinition) -> Adaptation:
         return {"name": name, "description": description, "input_schema": schema}
 
     return adapt_with("anthropic", tool, RULES, unchanged, wire)
+
+
+def verdict(tool: ToolDefinition) -> JsonObject:
+    """``adapt(tool).report()``, without building the wire form."""
+    return verdict_with(tool, RULES, unchanged)
 
 
 def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
 from skillhouse.compiler.profiles.anthropic import PROPERTY_NAME
-from skillhouse.json_types import ProviderTool, ToolDefinition
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(
     name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_min=1, property_name=PROPERTY_NAME
@@ -29,3 +29,8 @@ def adapt(tool: ToolDefinition) -> Adaptation:
         return {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
 
     return adapt_with("bedrock", tool, RULES, unchanged, wire)
+
+
+def verdict(tool: ToolDefinition) -> JsonObject:
+    """``adapt(tool).report()``, without building the wire form."""
+    return verdict_with(tool, RULES, unchanged)

@@ -36,9 +36,10 @@ from skillhouse.compiler.profiles.adaptation import (
     Unexpressible,
     adapt_with,
     pointer,
+    verdict_with,
 )
 from skillhouse.compiler.profiles.objects import normalize, rewrite_properties, rewrite_root, type_list
-from skillhouse.json_types import JsonSchema, ProviderTool, ToolDefinition
+from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*"), name_max=64)
 ARGUMENT_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
@@ -265,3 +266,8 @@ def adapt(tool: ToolDefinition) -> Adaptation:
         return declaration
 
     return adapt_with("gemini", tool, RULES, declaration_parameters, wire)
+
+
+def verdict(tool: ToolDefinition) -> JsonObject:
+    """``adapt(tool).report()``, without building the wire form."""
+    return verdict_with(tool, RULES, declaration_parameters)

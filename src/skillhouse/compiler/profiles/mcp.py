@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
-from skillhouse.json_types import ProviderTool, ToolDefinition
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
+from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_.-]+"), name_max=128)
 _HINTS = (
@@ -45,3 +45,8 @@ def adapt(tool: ToolDefinition) -> Adaptation:
         return out
 
     return adapt_with("mcp", tool, RULES, unchanged, wire)
+
+
+def verdict(tool: ToolDefinition) -> JsonObject:
+    """``adapt(tool).report()``, without building the wire form."""
+    return verdict_with(tool, RULES, unchanged)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged
+from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
 from skillhouse.compiler.profiles.strict import strict_schema
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
@@ -45,6 +45,11 @@ def adapt(tool: ToolDefinition, *, strict: bool, shape: str) -> Adaptation:
         return {"type": "function", "function": function}
 
     return adapt_with(profile, tool, RULES, strict_schema if strict else unchanged, wire)
+
+
+def verdict(tool: ToolDefinition, *, strict: bool) -> JsonObject:
+    """``adapt(tool, strict=strict, shape=...).report()`` (the same in either shape), without the wire form."""
+    return verdict_with(tool, RULES, strict_schema if strict else unchanged)
 
 
 def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:
