@@ -66,11 +66,11 @@ def fit_schema(schema: JsonSchema, types: dict[str, JsonSchema], limit: int = SC
     if tree is None:
         return None
     notes = ["dropped descriptions and examples below the arguments"]
-    size = compact_size(tree)
+    savings: dict[int, int] = {}
+    deepest, size = _cut_savings(tree, 0, savings)  # the tree's size, and what each cut level saves
     if size <= limit:
         return tree, notes
-    savings: dict[int, int] = {}
-    for level in range(_cut_savings(tree, 0, savings)[0] - 1, 0, -1):
+    for level in range(deepest - 1, 0, -1):
         if size - savings.get(level, 0) <= limit:
             return _cut(tree, 0, level), [*notes, f"cut schemas nested deeper than {level} level(s) to their bare type"]
     bare = _strip_arguments(_cut(tree, 0, 1))
@@ -115,17 +115,37 @@ class _Build:
         if level >= self.max_level and _is_composite(node):
             return _bare(node)
         out: JsonSchema = {}
+        deep = level >= 2
         for key, value in node.items():
-            if key in _TEXT and level >= 2:
-                continue
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {k: self.node(v, level + 1, stack) for k, v in value.items()}
-            elif key in _CHILD_ONE and isinstance(value, dict):
-                out[key] = self.node(value, level + 1, stack)
-            elif key in _CHILD_LISTS and isinstance(value, list):
-                out[key] = [self.node(v, level + (key == "prefixItems"), stack) for v in value]
-            elif key in ("enum", "const", "default", "examples"):
-                out[key] = value  # data, not schema: shared as is
+            kind = _BUILD_KEYS.get(key)
+            if kind is not None:
+                if kind is _TEXT_KEY:
+                    if deep:
+                        continue
+                elif kind is _DATA or kind is _EXAMPLES:
+                    if deep and kind is _EXAMPLES:
+                        continue
+                    out[key] = value  # data, not schema: shared as is
+                    continue
+                elif kind is _MAP:
+                    if isinstance(value, dict):
+                        out[key] = {k: self.node(v, level + 1, stack) for k, v in value.items()}
+                        continue
+                elif kind is _ONE:
+                    if isinstance(value, dict):
+                        out[key] = self.node(value, level + 1, stack)
+                        continue
+                elif isinstance(value, list):
+                    below = level + 1 if kind is _ITEMS_LIST else level
+                    out[key] = [self.node(v, below, stack) for v in value]
+                    continue
+            held = type(value)
+            if held is str or held is bool or held is int or value is None:
+                # what node() does with a scalar, without the call: one node spent, the value kept
+                self.budget -= 1
+                if self.budget < 0:
+                    raise _OutOfBudget
+                out[key] = value
             else:
                 out[key] = self.node(value, level, stack)
         return out
@@ -212,7 +232,8 @@ def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int], walked: 
     so the size of every cut is known from one walk instead of one copy per level. Sizes are summed the
     same way: a node is encoded with each child schema stood in for by ``0`` (one byte), plus the
     children's own sizes, so each byte is encoded once rather than once per enclosing level.
-    Only composite children are stood in for and walked: a leaf schema has nothing below it to cut.
+    Only composite children are stood in for and walked: a leaf schema has nothing below it to cut,
+    and a node whose children are all leaves is encoded as it is, without a copy.
 
     A subtree the build shares (a type reached again at the same level) is walked once: ``walked``
     keeps its figures by identity and level (the tree, alive throughout, keeps identities unique).
@@ -225,37 +246,68 @@ def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int], walked: 
         return seen[0], seen[1]
     own: dict[int, int] = {}
     deepest = level
-    shallow: JsonSchema = {}
+    shallow: JsonSchema | None = None  # ``node`` with its composite children stood in for, once it has one
     children_bytes = 0
     for key, value in node.items():
-        if key == "properties" and isinstance(value, dict):
-            children: list[tuple[Any, int]] = [(child, level + 1) for child in value.values()]
-            shallow[key] = {k: 0 if _walked(v) else v for k, v in value.items()}
-        elif key in _CHILD_ONE and isinstance(value, dict):
-            children = [(value, level + 1)]
-            shallow[key] = 0 if _walked(value) else value
-        elif key in _CHILD_LISTS and isinstance(value, list):
-            children = [(child, level + (key == "prefixItems")) for child in value]
-            shallow[key] = [0 if _walked(v) else v for v in value]
-        else:
-            shallow[key] = value
+        edge = _EDGES.get(key)
+        if edge is None:
             continue
-        for child, child_level in children:
-            if not _walked(child):
+        if edge is _MAP:
+            if not isinstance(value, dict):
+                continue
+            pairs: Any = value.items()
+        elif edge is _ONE:
+            if not isinstance(value, dict):
+                continue
+            pairs = ((None, value),)
+        else:
+            if not isinstance(value, list):
+                continue
+            pairs = enumerate(value)
+        child_level = level + 1 if edge is not _LIST else level
+        stood_in: Any = None  # the copy of ``value`` with walked children as 0, made at the first one
+        for at, child in pairs:
+            if not (isinstance(child, dict) and not _COMPOSITE.isdisjoint(child)):
                 # A leaf schema has no edge to walk: it is encoded as part of this node.
-                deepest = max(deepest, child_level)
+                if child_level > deepest:
+                    deepest = child_level
                 continue
             child_deepest, child_size = _cut_savings(child, child_level, own, walked)
             children_bytes += child_size - 1
             if child_level > level:
-                saved = child_size - _bare_size(child)
-                own[child_level] = own.get(child_level, 0) + saved
-            deepest = max(deepest, child_deepest)
-    size = compact_size(shallow) + children_bytes
+                own[child_level] = own.get(child_level, 0) + child_size - _bare_size(child)
+            if child_deepest > deepest:
+                deepest = child_deepest
+            if edge is _ONE:
+                stood_in = 0
+            else:
+                if stood_in is None:
+                    stood_in = dict(value) if edge is _MAP else list(value)
+                stood_in[at] = 0
+        if stood_in is not None:
+            if shallow is None:
+                shallow = dict(node)
+            shallow[key] = stood_in
+    size = compact_size(node if shallow is None else shallow) + children_bytes
     walked[(id(node), level)] = (deepest, size, own)
     for at, saved in own.items():
         savings[at] = savings.get(at, 0) + saved
     return deepest, size
+
+
+_MAP, _ONE, _LIST, _ITEMS_LIST = "map", "one", "list", "items-list"
+_EDGES = {
+    "properties": _MAP, **dict.fromkeys(_CHILD_ONE, _ONE), "allOf": _LIST, "anyOf": _LIST, "oneOf": _LIST,
+    "prefixItems": _ITEMS_LIST,
+}
+"""The keywords whose values hold schemas, by how: a map of them, one, a list at the same level, or
+``prefixItems``' list a level down."""
+_TEXT_KEY, _DATA, _EXAMPLES = "text", "data", "examples"
+_BUILD_KEYS = {
+    **_EDGES, **dict.fromkeys(_TEXT, _TEXT_KEY), "enum": _DATA, "const": _DATA, "default": _DATA, "examples": _EXAMPLES,
+}
+"""How the build treats a keyword: text dropped below the arguments, data shared as is (``examples``
+is both), schemas built; any other keyword's value is copied."""
 
 
 _BARE_SIZES: dict[tuple[str, ...] | None, int] = {}
@@ -269,10 +321,6 @@ def _bare_size(node: JsonSchema) -> int:
     if size is None:
         size = _BARE_SIZES[key] = compact_size(_bare(node))
     return size
-
-
-def _walked(node: Any) -> bool:
-    return isinstance(node, dict) and not _COMPOSITE.isdisjoint(node)
 
 
 def _cut(node: Any, level: int, max_level: int) -> Any:
