@@ -61,15 +61,17 @@ def gemini_parameters(rw: Rewrite, schema: JsonSchema) -> JsonSchema | None:
     """The declaration's ``parameters``, or ``None`` for a function without arguments."""
     if not schema.get("properties"):
         return None
-    out: JsonSchema = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path))
+    out: JsonSchema = rewrite_root(rw, schema, _node)
     # Every argument may have been left out; then the function takes none.
     return out if out.get("properties") else None
 
 
-def _node(rw: Rewrite, node: Any, path: str) -> JsonSchema:
+def _node(rw: Rewrite, node: Any, path: str, depth: int = 0) -> JsonSchema:
+    """The node in Gemini's subset (``depth`` is unused: Gemini publishes no nesting limit)."""
     if not isinstance(node, dict):
         raise Unexpressible(path, "a schema that is a boolean")
-    node = normalize(rw, node, path)
+    if "allOf" in node or "const" in node or "oneOf" in node:
+        node = normalize(rw, node, path)
     out: JsonSchema = {}
     for key, value in node.items():
         if key in _STRUCTURE:
@@ -78,7 +80,8 @@ def _node(rw: Rewrite, node: Any, path: str) -> JsonSchema:
             rw.change(pointer(path, key), f"{key!r} removed: Gemini's schema has no such field")
         else:
             out[key] = value
-    types = type_list(node)
+    declared = node.get("type")
+    types = [declared] if type(declared) is str else type_list(node)
     nullable = node.get("nullable") is True
     if "null" in types:
         types = [t for t in types if t != "null"]
@@ -112,7 +115,7 @@ def _node(rw: Rewrite, node: Any, path: str) -> JsonSchema:
 def _object(rw: Rewrite, node: JsonSchema, out: JsonSchema, path: str) -> None:
     if not node.get("properties"):
         raise Unexpressible(path, "an object that lists no properties (Gemini needs them)")
-    properties, required = rewrite_properties(rw, node, path, 0, lambda n, p, d: _node(rw, n, p))
+    properties, required = rewrite_properties(rw, node, path, 0, _node)
     if not properties and path != "/parameters":
         raise Unexpressible(path, "an object whose properties Gemini cannot express")
     out["properties"] = properties

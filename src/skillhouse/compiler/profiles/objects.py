@@ -14,8 +14,9 @@ from typing import Any
 from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, Unexpressible, pointer
 from skillhouse.json_types import JsonSchema
 
-NodeRewrite = Callable[[Any, str, int], Any]
-"""Rewrites the schema node at a JSON Pointer and object depth; may raise :class:`Unexpressible`."""
+NodeRewrite = Callable[[Rewrite, Any, str, int], Any]
+"""Rewrites the schema node at a JSON Pointer and object depth, recording changes in the
+:class:`Rewrite`; may raise :class:`Unexpressible`."""
 
 
 def rewrite_properties(
@@ -28,11 +29,11 @@ def rewrite_properties(
     properties = node.get("properties") or {}
     required = [r for r in node.get("required", []) if isinstance(r, str)]
     out: JsonSchema = {}
-    base = pointer(path, "properties")
+    base = path + "/properties"
     for name, sub in properties.items():
         where = pointer(base, name)
         try:
-            out[name] = rewrite(sub, where, depth)
+            out[name] = rewrite(rw, sub, where, depth)
         except Unexpressible as problem:
             if name in required:
                 raise
@@ -44,7 +45,7 @@ def rewrite_properties(
 def rewrite_root(rw: Rewrite, schema: JsonSchema, rewrite: NodeRewrite) -> Any:
     """Rewrite the parameters root; a problem that reaches it refuses the tool."""
     try:
-        return rewrite(schema, "/parameters", 0)
+        return rewrite(rw, schema, "/parameters", 0)
     except Unexpressible as problem:
         raise Refused(f"{problem.reason} at {problem.path}, in a required argument") from None
 

@@ -55,7 +55,7 @@ def strict_schema(rw: Rewrite, schema: JsonSchema) -> JsonSchema:
     if "anyOf" in schema or "oneOf" in schema:
         raise Refused("strict mode needs an object root, not a union of schemas")
     try:
-        out = rewrite_root(rw, schema, lambda node, path, depth: _node(rw, node, path, depth))
+        out = rewrite_root(rw, schema, _node)
     except Refused as refused:
         # strict mode's own limit, not the tool's: say where the tool can go instead
         raise Refused(f"{refused.reason}; an inherent limit of strict mode: the openai profile offers this tool") from None
@@ -66,7 +66,8 @@ def strict_schema(rw: Rewrite, schema: JsonSchema) -> JsonSchema:
 def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
     if not isinstance(node, dict):
         raise Unexpressible(path, "a schema that is a boolean")
-    node = normalize(rw, node, path)
+    if "allOf" in node or "const" in node or "oneOf" in node:
+        node = normalize(rw, node, path)
     if "nullable" in node:
         node = _openapi_nullable(rw, node, path)
     out: JsonSchema = {}
@@ -77,7 +78,8 @@ def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
             rw.change(pointer(path, key), f"format {value!r} removed: strict mode does not support it")
         elif key not in ("anyOf", "properties", "required", "additionalProperties", "items"):
             out[key] = value
-    types = type_list(node)
+    declared = node.get("type")
+    types = [declared] if type(declared) is str else type_list(node)
     if "anyOf" in node:
         out["anyOf"] = _branches(rw, node["anyOf"], path, depth)
     if "object" in types or ("properties" in node and not types):
@@ -98,7 +100,7 @@ def _object(rw: Rewrite, node: JsonSchema, out: JsonSchema, path: str, depth: in
         raise Unexpressible(path, f"objects nested deeper than {MAX_DEPTH} levels")
     if is_free_form(node):
         raise Unexpressible(path, "an object whose keys are not listed (strict mode names every key)")
-    properties, required = rewrite_properties(rw, node, path, depth, lambda n, p, d: _node(rw, n, p, d))
+    properties, required = rewrite_properties(rw, node, path, depth, _node)
     for name, sub in properties.items():
         if name not in required:
             properties[name] = nullable(sub)
