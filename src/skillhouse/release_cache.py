@@ -106,8 +106,10 @@ def cached_release(
     directory: StrPath | None, path: StrPath, version: str | None = None
 ) -> ReleaseDocument | None:
     """The release compiled earlier from exactly this package, or None; ``directory`` is the cache's."""
+    if directory is None:  # no cache: no key to compute
+        return None
     key = package_key(path, version)
-    if directory is None or key is None:
+    if key is None:
         return None
     import json  # here: start-up time; `tools` printing a kept listing decodes no JSON
 
@@ -121,8 +123,10 @@ def cached_release(
 
 def cached_listing(directory: StrPath | None, path: StrPath) -> str | None:
     """The neutral tool listing kept for exactly this package (the text ``tools`` prints), or None."""
+    if directory is None:  # no cache: no key to compute
+        return None
     key = package_key(path)
-    if directory is None or key is None:
+    if key is None:
         return None
     try:
         with open(os.path.join(directory, f"{key}{_LISTING}"), "rb") as file:
@@ -144,8 +148,10 @@ def remember_release(
     Stored as plain JSON in the document's own key order, not canonical JSON: what is read back
     then prints exactly as the compiled document does.
     """
+    if directory is None:  # no cache: no key to compute
+        return
     key = package_key(path, version)
-    if directory is None or key is None:
+    if key is None:
         return
     import json  # here: start-up time (see cached_release)
     from pathlib import Path  # here: start-up time (see the module's docstring)
@@ -165,8 +171,10 @@ def remember_listing(directory: StrPath | None, path: StrPath, listing: str) -> 
     """Keep the neutral tool ``listing`` of the package in ``path``, once its release is kept."""
     from pathlib import Path  # here: start-up time (see the module's docstring)
 
+    if directory is None:
+        return
     key = package_key(path)
-    if directory is None or key is None or not Path(directory, f"{key}.json").is_file():
+    if key is None or not Path(directory, f"{key}.json").is_file():
         return
     try:
         _write(Path(directory), f"{key}{_LISTING}", listing)
