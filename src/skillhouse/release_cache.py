@@ -1,7 +1,7 @@
 """Release documents cached by what they were compiled from, so the CLI compiles a package once.
 
 ``skillhouse import-openapi`` compiles the package it writes; ``skillhouse tools`` on that package
-then reads the release instead of compiling a large spec's skill a second time. The key is SHA-256
+then reads the release instead of compiling a large spec's skill a second time. The key is BLAKE2b
 over the compiler's own sources (``skillhouse.compiler`` and ``skillhouse.skill``), the package
 directory's name and the files :func:`~skillhouse.skill.read_package_dir` reads, so an edited package
 or a changed compiler never meets a stale release.
@@ -21,14 +21,12 @@ all that ``tools`` on a kept listing runs, work on ``os`` alone: ``pathlib`` (wi
 
 from __future__ import annotations
 
-import functools
 import os
-
-from skillhouse.sha256 import sha256
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `skillhouse tools` on a cached listing never needs.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from hashlib import blake2b
     from pathlib import Path
 
     from skillhouse.json_types import ReleaseDocument
@@ -42,9 +40,32 @@ _ALSO_READ = ("types.json", "curation.yaml", "curation.applied.json")
 _LISTING = ".tools.json"
 """The suffix of an entry's neutral tool listing, beside its ``KEY.json`` release."""
 
+if not TYPE_CHECKING:
+    # BLAKE2b rather than SHA-256 for the key: every `tools` and `import-openapi` process hashes the ~190 KB of
+    # compiler sources, and CPython's own SHA-256 (skillhouse.sha256: hashlib's OpenSSL is ~3.5 ms to load)
+    # takes three times as long over them as its own BLAKE2b (0.5 ms against 0.17, with the package's files on
+    # top). A key only has to tell packages and compilers apart; it is never a release digest (still SHA-256).
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter built without CPython's _blake2
+        from hashlib import blake2b
 
-@functools.cache
+_fingerprint: bytes | None = None
+"""The compiler's fingerprint, computed once per process (a module global: functools is start-up time)."""
+
+
+def _hasher(data: bytes = b"") -> blake2b:
+    return blake2b(data, digest_size=32)  # a 64-digit hex key, as long as a SHA-256 one
+
+
 def _compiler_fingerprint() -> bytes:
+    global _fingerprint
+    if _fingerprint is None:
+        _fingerprint = _fingerprint_sources()
+    return _fingerprint
+
+
+def _fingerprint_sources() -> bytes:
     # os.walk and open rather than Path.rglob: the same bytes hashed in the same order, in half the time
     # (every `tools` and `import-openapi` process computes this once)
     base = os.path.dirname(os.path.abspath(__file__))
@@ -53,7 +74,7 @@ def _compiler_fingerprint() -> bytes:
         for here, _, files in os.walk(os.path.join(base, folder)):
             where = tuple(os.path.relpath(here, base).split(os.sep))
             found += [(*where, name) for name in files if name.endswith(".py")]
-    digest = sha256()
+    digest = _hasher()
     for parts in sorted(found):  # as sorted Paths are: part by part
         with open(os.path.join(base, *parts), "rb") as source:
             digest.update("/".join(parts).encode() + b"\0" + source.read() + b"\0")
@@ -66,7 +87,7 @@ def package_key(path: StrPath, version: str | None = None) -> str | None:
         root = os.path.realpath(
             path
         )  # as Path.resolve() (not strict): the directory's own name, links followed
-        digest = sha256(_compiler_fingerprint())
+        digest = _hasher(_compiler_fingerprint())
         digest.update(f"{os.path.basename(root)}\0{version or ''}\0".encode())
         with os.scandir(root) as found:
             entries = sorted((entry.name, entry.is_file()) for entry in found)
@@ -85,8 +106,10 @@ def cached_release(
     directory: StrPath | None, path: StrPath, version: str | None = None
 ) -> ReleaseDocument | None:
     """The release compiled earlier from exactly this package, or None; ``directory`` is the cache's."""
+    if directory is None:  # no cache: no key to compute
+        return None
     key = package_key(path, version)
-    if directory is None or key is None:
+    if key is None:
         return None
     import json  # here: start-up time; `tools` printing a kept listing decodes no JSON
 
@@ -100,8 +123,10 @@ def cached_release(
 
 def cached_listing(directory: StrPath | None, path: StrPath) -> str | None:
     """The neutral tool listing kept for exactly this package (the text ``tools`` prints), or None."""
+    if directory is None:  # no cache: no key to compute
+        return None
     key = package_key(path)
-    if directory is None or key is None:
+    if key is None:
         return None
     try:
         with open(os.path.join(directory, f"{key}{_LISTING}"), "rb") as file:
@@ -123,8 +148,10 @@ def remember_release(
     Stored as plain JSON in the document's own key order, not canonical JSON: what is read back
     then prints exactly as the compiled document does.
     """
+    if directory is None:  # no cache: no key to compute
+        return
     key = package_key(path, version)
-    if directory is None or key is None:
+    if key is None:
         return
     import json  # here: start-up time (see cached_release)
     from pathlib import Path  # here: start-up time (see the module's docstring)
@@ -144,8 +171,10 @@ def remember_listing(directory: StrPath | None, path: StrPath, listing: str) -> 
     """Keep the neutral tool ``listing`` of the package in ``path``, once its release is kept."""
     from pathlib import Path  # here: start-up time (see the module's docstring)
 
+    if directory is None:
+        return
     key = package_key(path)
-    if directory is None or key is None or not Path(directory, f"{key}.json").is_file():
+    if key is None or not Path(directory, f"{key}.json").is_file():
         return
     try:
         _write(Path(directory), f"{key}{_LISTING}", listing)

@@ -8,16 +8,16 @@ a malformed one is refused alike, with the same message, and the two cannot give
 
 Why a module apart from :mod:`skillhouse.settings`: the ``Settings`` dataclass (``dataclasses`` imports
 ``inspect``, ``typing``) is ~30 ms of a process's start-up, as much again as the bare interpreter, and
-``skillhouse tools`` on a kept listing has no other work of that size. This module imports ``os`` and
-``binascii`` only, and :func:`release_cache` none of ``pathlib``, ``re`` or ``base64`` (together a third
-of that process's start-up): it reads paths as text, which :func:`read_environment` makes ``Path`` values.
+``skillhouse tools`` on a kept listing has no other work of that size. This module imports ``os`` only
+(``binascii`` when the process's console secret is first made), and :func:`release_cache` none of
+``pathlib``, ``re`` or ``base64`` (together a third of that process's start-up): it reads paths as text,
+which :func:`read_environment` makes ``Path`` values.
 The variables themselves are declared once, in the fields' metadata (``tests/test_settings.py`` holds
 what this module reads to what those fields name).
 """
 
 from __future__ import annotations
 
-import binascii
 import os
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time this module exists to save.
@@ -26,12 +26,32 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# one per process, so every Settings built in this process signs and checks console sessions alike;
-# what secrets.token_urlsafe(32) returns (base64.urlsafe_b64encode, spelled out), without importing
-# secrets or base64: start-up time every command pays, as every command reads its settings
-PROCESS_CONSOLE_SECRET = (
-    binascii.b2a_base64(os.urandom(32), newline=False).translate(bytes.maketrans(b"+/", b"-_")).rstrip(b"=")
-).decode("ascii")
+    PROCESS_CONSOLE_SECRET: str
+    """One per process, so every Settings built in this process signs and checks console sessions alike."""
+
+
+def __getattr__(name: str) -> str:
+    # PROCESS_CONSOLE_SECRET, made on first use (PEP 562): see _process_console_secret
+    if name != "PROCESS_CONSOLE_SECRET":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _process_console_secret()
+
+
+def _process_console_secret() -> str:
+    """:data:`PROCESS_CONSOLE_SECRET`, made once: binascii is a shared library to load, start-up time that
+    ``import-openapi`` and ``tools``, which read the release cache only, never need."""
+    secret: str | None = globals().get("PROCESS_CONSOLE_SECRET")
+    if secret is None:
+        import binascii
+
+        # what secrets.token_urlsafe(32) returns (base64.urlsafe_b64encode, spelled out), without importing
+        # secrets or base64: start-up time every command that builds its Settings pays
+        secret = (
+            binascii.b2a_base64(os.urandom(32), newline=False).translate(bytes.maketrans(b"+/", b"-_")).rstrip(b"=")
+        ).decode("ascii")
+        globals()["PROCESS_CONSOLE_SECRET"] = secret
+    return secret
+
 
 _PATHS = ("data_dir", "guest_cache", "upstream_ca", "release_cache")
 """The fields whose values are paths: read as text, made ``Path`` values by :func:`read_environment`."""
@@ -162,6 +182,10 @@ def read_environment(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     values = _read(env)
     for name in _PATHS:
         values[name] = None if values[name] is None else Path(values[name])
+    # not in _read: the process's own secret is made on first use, and release_cache() needs none
+    values["console_secret"] = (
+        os.environ if env is None else env
+    ).get("SKILLHOUSE_CONSOLE_SECRET") or _process_console_secret()
     return values
 
 
@@ -192,7 +216,6 @@ def _read(env: Mapping[str, str] | None) -> dict[str, Any]:
         "resolve": resolve,
         "tenant_resolve": tenant_resolve,
         "secret_key": env.get("SKILLHOUSE_SECRET_KEY") or None,
-        "console_secret": env.get("SKILLHOUSE_CONSOLE_SECRET") or PROCESS_CONSOLE_SECRET,
         "private_hosts": private_hosts,
         "tenant_private_hosts": tenant_private_hosts,
         "key_lease_seconds": parse_seconds(env, "SKILLHOUSE_KEY_LEASE_SECONDS", 45.0),

@@ -1,8 +1,9 @@
-"""SHA-256 for the digests the library and the command line's fast path take, without loading OpenSSL.
+"""SHA-256 for the digests the library takes, without loading OpenSSL.
 
 ``hashlib`` loads OpenSSL's libcrypto on import: about 3.5 MB of resident memory and 3.5 ms, which an
-OpenAPI import paid only for its release digest and the short hashes in cut tool names, and every
-``skillhouse tools`` run for its release cache key. CPython's own SHA-256 module gives the same digests. It is slower per byte (about 3.8 ms per MB against 0.6 ms),
+OpenAPI import paid only for its release digest and the short hashes in cut tool names (the release
+cache's key, which need not be SHA-256, is CPython's BLAKE2b: :mod:`skillhouse.release_cache`).
+CPython's own SHA-256 module gives the same digests. It is slower per byte (about 3.8 ms per MB against 0.6 ms),
 which a Jira-sized release (1.9 MB of canonical JSON) pays back as ~6 ms; smaller releases come out
 ahead, and every import peaks 3.5 MB lower (``docs/benchmarks.md``, the OpenAPI section).
 """
