@@ -49,7 +49,8 @@ def _process_console_secret() -> str:
         secret = (
             binascii.b2a_base64(os.urandom(32), newline=False).translate(bytes.maketrans(b"+/", b"-_")).rstrip(b"=")
         ).decode("ascii")
-        globals()["PROCESS_CONSOLE_SECRET"] = secret
+        # setdefault: two threads making it at once both answer with the one stored first
+        secret = globals().setdefault("PROCESS_CONSOLE_SECRET", secret)
     return secret
 
 
