@@ -9,7 +9,7 @@ offered at all.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
@@ -30,11 +30,26 @@ class Skip(Exception):
     """The operation cannot become a tool; the message says why."""
 
 
-class Param(NamedTuple):
-    """A parameter object and the document it is written in (its schema's references are relative to it)."""
+class Param(tuple[dict[str, Any], str]):
+    """A parameter object and the document it is written in (its schema's references are relative to it).
 
-    spec: dict[str, Any]
-    doc: str
+    A pair written out, as :class:`~skillhouse.openapi.references.Spot` is (no ``typing.NamedTuple``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, spec: dict[str, Any], doc: str) -> Param:
+        return tuple.__new__(cls, (spec, doc))
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return self[0]
+
+    @property
+    def doc(self) -> str:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"Param(spec={self[0]!r}, doc={self[1]!r})"
 
 
 @record
