@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+from pathlib import Path
 
 import pytest
 
+from skillhouse import record_templates
 from skillhouse.records import FrozenRecordError, field, fields, is_frozen, record, replace
 
 
@@ -126,3 +128,71 @@ def test_the_library_import_path_loads_neither_dataclasses_nor_openssl() -> None
     code = "import sys, skillhouse.openapi; print(sorted(m for m in ('dataclasses', 'inspect', '_hashlib') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+def template_module(most: int = 20) -> str:
+    """What src/skillhouse/record_templates.py must hold: ``__init__`` templates of 0 to ``most`` fields."""
+
+    def frozen(n: int) -> str:
+        params = "".join(f", _a{i}" for i in range(n))
+        body = "\n".join(f'    _set(self, "_n{i}", _f{i}() if _a{i} is _FACTORY else _a{i})' for i in range(n)) or "    pass"
+        return f"def _frozen{n}(self{params}):\n{body}\n"
+
+    def mutable(n: int) -> str:
+        params = "".join(f", _a{i}" for i in range(n))
+        body = "\n".join(f"    self._n{i} = _f{i}() if _a{i} is _FACTORY else _a{i}" for i in range(n)) or "    pass"
+        return f"def _mutable{n}(self{params}):\n{body}\n"
+
+    header = Path(record_templates.__file__).read_text(encoding="utf-8").split("# fmt: off\n\n", 1)[0] + "# fmt: off\n\n"
+    every = range(most + 1)
+    return (
+        header + "\n\n".join(frozen(n) for n in every) + "\n\n" + "\n\n".join(mutable(n) for n in every)
+        + f"\n\nFROZEN = ({', '.join(f'_frozen{n}' for n in every)})\n"
+        + f"MUTABLE = ({', '.join(f'_mutable{n}' for n in every)})\n"
+    )
+
+
+def test_the_init_templates_are_the_generated_ones() -> None:
+    assert Path(record_templates.__file__).read_text(encoding="utf-8") == template_module()
+
+
+def test_a_record_of_more_fields_than_any_template_still_gets_its_init() -> None:
+    names = [f"f{i}" for i in range(len(record_templates.FROZEN) + 2)]
+    wide = record(frozen=True)(type("Wide", (), {"__annotations__": dict.fromkeys(names, "int"), names[-1]: 7}))
+    made = wide(*range(len(names) - 1))
+    assert fields(made) == tuple(names) and made.f0 == 0 and getattr(made, names[-1]) == 7
+    with pytest.raises(TypeError, match="missing"):
+        wide()
+    bag = record(type("WideBag", (), {"__annotations__": dict.fromkeys(names, "list[int]"), **{n: field(default_factory=list) for n in names}}))
+    first, second = bag(), bag()
+    assert first.f0 == [] and first.f0 is not second.f0
+
+
+def test_records_keep_parameter_names_defaults_and_errors_of_their_fields() -> None:
+    assert Point.__init__.__qualname__ == "Point.__init__" and Point.__init__.__code__.co_varnames[:4] == ("self", "x", "y", "tags")
+    assert Point.__init__.__defaults__ == (0, ())
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        Point(1, z=2)  # type: ignore[call-arg]
+
+
+def test_the_library_import_path_compiles_no_source() -> None:
+    # compiling a method per record class, and the process's first compile, were a sixth of the import
+    import subprocess
+    import sys
+
+    code = (
+        "import builtins, sys\n"
+        "seen = []\n"
+        "real_exec, real_compile = builtins.exec, builtins.compile\n"
+        "def caller():\n"
+        "    name = sys._getframe(2).f_globals.get('__name__', '')\n"
+        "    if name.startswith('skillhouse'): seen.append(name)\n"  # the standard library's namedtuples may
+        "builtins.exec = lambda *a, **k: (caller(), real_exec(*a, **k))[1]\n"
+        "builtins.compile = lambda *a, **k: (caller(), real_compile(*a, **k))[1]\n"
+        "import skillhouse.openapi\n"
+        "print(seen)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

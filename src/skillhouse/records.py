@@ -16,9 +16,12 @@ through Pydantic anyway.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from skillhouse import record_templates
 
 if TYPE_CHECKING:
     from typing import dataclass_transform
@@ -29,6 +32,9 @@ else:
 
 
 _T = TypeVar("_T")
+_Function: Any = type(lambda: None)  # types.FunctionType, without importing types
+_TEMPLATE_NAME = re.compile(r"_[nfa][0-9]+|_FACTORY|_set|self")
+"""Field names a template's own names would clash with: such a record's ``__init__`` is compiled."""
 _MISSING: Any = object()
 _FACTORY: Any = object()  # the __init__ default of a field built by its factory when not given
 
@@ -93,38 +99,25 @@ def replace(value: _T, /, **changes: Any) -> _T:
 def _make(cls: type[_T], frozen: bool, order: bool) -> type[_T]:
     annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - not inspect: its import is the cost
     names = tuple(name for name, kind in annotations.items() if not str(kind).startswith(("ClassVar", "typing.ClassVar")))
-    namespace: dict[str, Any] = {"_FACTORY": _FACTORY, "_set": object.__setattr__}
-    parameters: list[str] = []
-    body: list[str] = []
-    seen_default = False
+    defaults: list[Any] = []  # of the trailing parameters that have one, in order
+    factories: list[Callable[[], Any] | None] = []
     for name in names:
         declared = cls.__dict__.get(name, _MISSING)
+        factory = None
         if isinstance(declared, _Field):
             if declared.default_factory is not None:
                 delattr(cls, name)
-                namespace[f"_factory_{name}"] = declared.default_factory
-                value = f"_factory_{name}() if {name} is _FACTORY else {name}"
-                declared = _FACTORY
+                factory, declared = declared.default_factory, _FACTORY
             else:
                 declared = declared.default
                 setattr(cls, name, declared)
-                value = name
-        else:
-            value = name
+        factories.append(factory)
         if declared is _MISSING:
-            if seen_default:
+            if defaults:
                 raise TypeError(f"{cls.__qualname__}: field {name!r} without a default follows one with a default")
-            parameters.append(name)
         else:
-            seen_default = True
-            namespace[f"_default_{name}"] = declared
-            parameters.append(f"{name}=_default_{name}")
-        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
-    source = f"def __init__(self, {', '.join(parameters)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
-    exec(source, namespace)  # a source made only of the class's own field names, as dataclasses does
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
+            defaults.append(declared)
+    init = _init(cls, names, frozen, tuple(defaults), factories)
     own = cls.__dict__
     values = attrgetter(*names) if len(names) > 1 else (lambda record: (getattr(record, names[0]),) if names else ())
     attributes: dict[str, Any] = {
@@ -149,6 +142,46 @@ def _make(cls: type[_T], frozen: bool, order: bool) -> type[_T]:
     for key, item in attributes.items():
         setattr(cls, key, item)
     return cls
+
+
+def _init(
+    cls: type, names: tuple[str, ...], frozen: bool, defaults: tuple[Any, ...], factories: list[Callable[[], Any] | None]
+) -> Callable[..., None]:
+    """The record's ``__init__``: its fields as parameters (``defaults`` for the last ones), each stored
+    as given, or made by its factory when it was not (its default is then the ``_FACTORY`` marker).
+
+    Made from the template of as many fields in :mod:`skillhouse.record_templates`, which the bytecode
+    cache holds compiled: its parameters and the names it stores under renamed after the fields, the
+    factories given as its globals. No source is compiled at import (compiling was most of what
+    declaring a record cost, and the first compile of a process costs about a millisecond more). A class
+    of more fields than any template has (or of a field named like a template's own names) has its
+    ``__init__`` written out and compiled.
+    """
+    qualname = f"{cls.__qualname__}.__init__"
+    templates = record_templates.FROZEN if frozen else record_templates.MUTABLE
+    if len(names) < len(templates) and not any(_TEMPLATE_NAME.fullmatch(name) for name in names):
+        code = templates[len(names)].__code__
+        stored = {f"_n{index}": name for index, name in enumerate(names)}
+        if frozen:  # _set(self, "_n0", ...): the names are constants
+            code = code.replace(co_consts=tuple(stored.get(c, c) if type(c) is str else c for c in code.co_consts))
+        else:  # self._n0 = ...: the names are attribute names
+            code = code.replace(co_names=tuple(stored.get(n, n) for n in code.co_names))
+        code = code.replace(co_varnames=("self", *names), co_name="__init__", co_qualname=qualname)
+        space: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+        space.update({f"_f{index}": factory for index, factory in enumerate(factories)})
+        init: Callable[..., None] = _Function(code, space, "__init__", defaults)
+    else:
+        store = "_set(self, {name!r}, {value})" if frozen else "self.{name} = {value}"
+        lines = [store.format(name=name, value=f"_f{index}() if {name} is _FACTORY else {name}") for index, name in enumerate(names)]
+        required = len(names) - len(defaults)
+        parameters = [name if index < required else f"{name}=_d{index - required}" for index, name in enumerate(names)]
+        space = {"_set": object.__setattr__, "_FACTORY": _FACTORY, **{f"_d{i}": d for i, d in enumerate(defaults)}}
+        space.update({f"_f{index}": factory for index, factory in enumerate(factories)})
+        exec(f"def __init__(self, {', '.join(parameters)}):\n    " + "\n    ".join(lines) + "\n", space)  # names are the class's own fields
+        init = space["__init__"]
+        init.__qualname__ = qualname
+    init.__module__ = cls.__module__
+    return init
 
 
 def _repr(self: Any) -> str:
@@ -196,6 +229,7 @@ def _refuse_set(self: Any, name: str, value: Any) -> None:
 
 def _refuse_delete(self: Any, name: str) -> None:
     raise FrozenRecordError(f"cannot delete field {name!r} of a frozen {type(self).__qualname__}")
+
 
 
 __all__ = ["FrozenRecordError", "field", "fields", "is_frozen", "record", "replace"]
