@@ -167,7 +167,8 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
     into their members down to ``depth`` levels of containers with more than a few members (a
     wrapper such as ``{"profiles": ...}`` is passed through without counting), and below that only
     where they have many members; the rest is written whole. Hashing the pieces gives the digest of
-    the whole without holding it: for a release, about one operation or one tool's verdict at a time.
+    the whole without holding it: for a release, about one operation, or a few dozen types or tool
+    verdicts, at a time (members written whole go :data:`_GROUP` to a piece: one encoding per group).
     (Fewer, larger pieces are also faster than one whole text: the encoder's pieces are joined once.)
 
     ``known`` holds canonical bytes already made, by the identity of their value (alive while the parts
@@ -176,14 +177,28 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
     kind = type(value)
     if (kind is dict and (depth > 0 or len(value) > _MANY)) and all(type(key) is str and key.isascii() for key in value):
         below = depth - 1 if len(value) > _WRAPPER else depth
+        keys = sorted(value)
+        if below <= 0 and len(keys) > _GROUP and not _holds_known(value.values(), known):
+            # members written whole: a group of them per piece (one encoding per group, not per member)
+            for start in range(0, len(keys), _GROUP):
+                text = canonical_json({key: value[key] for key in keys[start : start + _GROUP]})
+                yield (b"{" if start == 0 else b",") + text[1:-1]
+            yield b"}"
+            return
         opening = b"{"
-        for key in sorted(value):
+        for key in keys:
             yield opening + _encode_string(key).encode("utf-8") + b":"
             yield from canonical_parts(value[key], below, known)
             opening = b","
         yield b"}" if value else b"{}"
     elif (kind is list or kind is tuple) and (depth > 0 or len(value) > _MANY):
         below = depth - 1 if len(value) > _WRAPPER else depth
+        if below <= 0 and len(value) > _GROUP and not _holds_known(value, known):
+            for start in range(0, len(value), _GROUP):
+                text = canonical_json(list(value[start : start + _GROUP]))
+                yield (b"[" if start == 0 else b",") + text[1:-1]
+            yield b"]"
+            return
         opening = b"["
         for item in value:
             yield opening
@@ -198,7 +213,13 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
         yield canonical_json(value)
 
 
+def _holds_known(items: Any, known: dict[int, bytes] | None) -> bool:
+    return known is not None and any(id(item) in known for item in items)
+
+
 _WRAPPER = 4
 """Containers of this many members or fewer are split without counting as a level."""
 _MANY = 64
 """Containers of more members than this are split at any depth."""
+_GROUP = 32
+"""Members written whole go this many to a piece: a few kilobytes to a few dozen, one encoding each."""
