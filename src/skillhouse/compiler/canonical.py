@@ -134,33 +134,7 @@ def canonical_json(value: Any) -> bytes:
     return bytes(rfc8785.dumps(value))
 
 
-def fast_canonical(value: Any) -> str | None:
-    """:func:`canonical_json` of ``value`` as text, when the fast path writes it as it is (no whole
-    float, exponent, big integer or non-ASCII key to handle); else ``None``.
-
-    Such a text is the compact JSON of ``value`` with its members in key order: as long as
-    :func:`~skillhouse.compiler.expansion.compact_size` measures (key order changes no length).
-    """
-    try:
-        if _prepared(value) is not value:
-            return None
-        return _encode(value)
-    except (_Slow, RecursionError):
-        return None
-
-
-def canonical_with(value: JsonObject, key: str, member: str) -> str | None:
-    """``fast_canonical(value)`` where ``value[key]``'s canonical text, ``member``, is already made."""
-    before = fast_canonical({k: v for k, v in value.items() if k < key})
-    after = fast_canonical({k: v for k, v in value.items() if k > key})
-    if before is None or after is None:
-        return None
-    head = before[:-1] + "," if len(before) > 2 else "{"
-    tail = "," + after[1:] if len(after) > 2 else "}"
-    return f"{head}{_encode_string(key)}:{member}{tail}"
-
-
-def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None = None) -> Iterator[bytes]:
+def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
     """:func:`canonical_json` of ``value`` in pieces whose concatenation is exactly its bytes.
 
     Objects (whose keys are all ASCII, so their order is plain code-point order) and arrays are split
@@ -170,9 +144,6 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
     the whole without holding it: for a release, about one operation, or a few dozen types or tool
     verdicts, at a time (members written whole go :data:`_GROUP` to a piece: one encoding per group).
     (Fewer, larger pieces are also faster than one whole text: the encoder's pieces are joined once.)
-
-    ``known`` holds canonical bytes already made, by the identity of their value (alive while the parts
-    are taken): an item of an array split here that is one of them is not encoded again.
     """
     kind = type(value)
     if (kind is dict and (depth > 0 or len(value) > _MANY)) and all(type(key) is str and key.isascii() for key in value):
@@ -188,7 +159,7 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
         opening = b"{"
         for key in keys:
             yield opening + _encode_string(key).encode("utf-8") + b":"
-            yield from canonical_parts(value[key], below, known)
+            yield from canonical_parts(value[key], below)
             opening = b","
         yield b"}" if value else b"{}"
     elif (kind is list or kind is tuple) and (depth > 0 or len(value) > _MANY):
@@ -202,11 +173,7 @@ def canonical_parts(value: Any, depth: int = 2, known: dict[int, bytes] | None =
         opening = b"["
         for item in value:
             yield opening
-            made = known.get(id(item)) if known else None
-            if made is not None:
-                yield made
-            else:
-                yield from canonical_parts(item, below, known)
+            yield from canonical_parts(item, below)
             opening = b","
         yield b"]" if value else b"[]"
     else:

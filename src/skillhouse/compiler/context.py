@@ -31,9 +31,6 @@ class OperationContext:
     errors: list[SkillError] = field(default_factory=list)
     expansions: Expansions = field(default_factory=new_expansions)
     """The package's expanded types so far (:func:`skillhouse.compiler.expansion.expand_types`), shared by its operations."""
-    schema_text: str | None = None
-    """The compiled schema's canonical JSON (:func:`skillhouse.compiler.canonical.fast_canonical`), made
-    measuring its size: the release's hash takes the operation's document from it."""
 
     def error(self, code: str, message: str, *path: str | int) -> None:
         self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))

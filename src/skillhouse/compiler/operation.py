@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.canonical import fast_canonical
 from skillhouse.compiler.context import OperationContext, mapping, name_list
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
 from skillhouse.compiler.forms import flat_form, raw_body, schema_form
@@ -171,9 +170,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
                 index,
             )
 
-    # the schema's canonical JSON, which is also its compact size, in one encoding (kept for the hash)
-    ctx.schema_text = fast_canonical(schema)
-    size = compact_size(schema) if ctx.schema_text is None else _utf8_length(ctx.schema_text)
+    size = compact_size(schema)
     if size > SCHEMA_LIMIT:
         ctx.error(
             codes.SCHEMA_TOO_LARGE,
@@ -229,10 +226,6 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         content_type=content_type,
         defaults=defaults,
     )
-
-
-def _utf8_length(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def argument_defaults(ctx: OperationContext, given: dict[str, Any], schema: dict[str, Any], sent: list[str]) -> dict[str, Any]:

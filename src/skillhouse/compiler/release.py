@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from skillhouse.compiler.annotations import neutral_tool
-from skillhouse.compiler.canonical import canonical_json, canonical_parts, canonical_with
+from skillhouse.compiler.canonical import canonical_json, canonical_parts
 from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.eager_tools import EAGER_NAMES
 from skillhouse.compiler.expansion import new_expansions
@@ -52,15 +52,11 @@ class CompiledSkill:
         return canonical_json(self.document)
 
 
-def release_digest(document: ReleaseDocument, known: dict[int, bytes] | None = None) -> str:
-    """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key.
-
-    ``known``: the canonical bytes of operation documents made already, by their identity (see
-    :func:`compile_package`).
-    """
+def release_digest(document: ReleaseDocument) -> str:
+    """``sha256:<hex>`` over the canonical JSON of ``document`` without its ``digest`` key."""
     body = {k: v for k, v in document.items() if k != "digest"}
     digest = sha256()
-    for part in canonical_parts(body, known=known):  # never the whole text at once: it was the import's peak memory
+    for part in canonical_parts(body):  # never the whole text at once: it was the import's peak memory
         digest.update(part)
     return "sha256:" + digest.hexdigest()
 
@@ -83,12 +79,10 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     """Compile ``package``; returns the compiled skill, or ``None`` and every error at once."""
     errors: list[SkillError] = []
     operations: list[OperationDecl] = []
-    schema_texts: list[str | None] = []
     documents: list[OperationDocument] = []
     gates: list[JsonObject] = []
     names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_NAMES}
     expansions = new_expansions()  # each shared type expanded once for the whole package
-    known: dict[int, bytes] = {}  # operation documents' canonical bytes, by identity, for the hash
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
         if problem is not None:
@@ -135,7 +129,6 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
         errors.extend(ctx.errors)
         if decl is not None:
             operations.append(decl)
-            schema_texts.append(ctx.schema_text)
     if package.manifest is None or errors:
         return None, sorted(set(errors))
     manifest = package.manifest
@@ -150,29 +143,14 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
         "metadata": dict(sorted(manifest.metadata.items())),
         "license": manifest.license,
         "compatibility_note": manifest.compatibility,
-        "operations": _operation_documents(operations, schema_texts, known),
+        "operations": [op.document() for op in operations],
         "documents": documents,
         "gates": gates,
         "types": package.types,
         "compatibility": compatibility_report(tools),
     }
-    document["digest"] = release_digest(document, known)
+    document["digest"] = release_digest(document)
     return CompiledSkill(tuple(operations), document), []
-
-
-def _operation_documents(
-    operations: list[OperationDecl], schema_texts: list[str | None], known: dict[int, bytes]
-) -> list[OperationDocument]:
-    """Each operation's document; where its schema's canonical text was made measuring it, the document's
-    canonical bytes are made around that text into ``known`` (the hash then encodes the schema once)."""
-    documents: list[OperationDocument] = []
-    for op, text in zip(operations, schema_texts, strict=True):
-        doc = op.document()
-        documents.append(doc)
-        whole = canonical_with(doc, "schema", text) if text is not None else None
-        if whole is not None:
-            known[id(doc)] = whole.encode("utf-8")
-    return documents
 
 
 def _reason(approval: Any) -> JsonObject:
