@@ -20,7 +20,7 @@ encoder's own pieces, and that was the import's peak.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from skillhouse.json_types import JsonObject
@@ -141,20 +141,16 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
     into their members down to ``depth`` levels of containers with more than a few members (a
     wrapper such as ``{"profiles": ...}`` is passed through without counting), and below that only
     where they have many members; the rest is written whole. Hashing the pieces gives the digest of
-    the whole without holding it: for a release, about one operation, or a few dozen types or tool
-    verdicts, at a time (members written whole go :data:`_GROUP` to a piece: one encoding per group).
+    the whole without holding it: for a release, about one operation at a time, or a run of types or
+    tool verdicts (members written whole are encoded a run at a time, see :func:`_runs`).
     (Fewer, larger pieces are also faster than one whole text: the encoder's pieces are joined once.)
     """
     kind = type(value)
     if (kind is dict and (depth > 0 or len(value) > _MANY)) and all(type(key) is str and key.isascii() for key in value):
         below = depth - 1 if len(value) > _WRAPPER else depth
         keys = sorted(value)
-        if below <= 0 and len(keys) > _GROUP and not _holds_known(value.values(), known):
-            # members written whole: a group of them per piece (one encoding per group, not per member)
-            for start in range(0, len(keys), _GROUP):
-                text = canonical_json({key: value[key] for key in keys[start : start + _GROUP]})
-                yield (b"{" if start == 0 else b",") + text[1:-1]
-            yield b"}"
+        if below <= 0:
+            yield from _runs(keys, value.__getitem__, below, True)
             return
         opening = b"{"
         for key in keys:
@@ -164,11 +160,8 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
         yield b"}" if value else b"{}"
     elif (kind is list or kind is tuple) and (depth > 0 or len(value) > _MANY):
         below = depth - 1 if len(value) > _WRAPPER else depth
-        if below <= 0 and len(value) > _GROUP and not _holds_known(value, known):
-            for start in range(0, len(value), _GROUP):
-                text = canonical_json(list(value[start : start + _GROUP]))
-                yield (b"[" if start == 0 else b",") + text[1:-1]
-            yield b"]"
+        if below <= 0:
+            yield from _runs(value, None, below, False)
             return
         opening = b"["
         for item in value:
@@ -180,13 +173,50 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
         yield canonical_json(value)
 
 
-def _holds_known(items: Any, known: dict[int, bytes] | None) -> bool:
-    return known is not None and any(id(item) in known for item in items)
+def _runs(members: Sequence[Any], value_of: Callable[[Any], Any] | None, below: int, mapping: bool) -> Iterator[bytes]:
+    """An object's members (``members`` its sorted keys, ``value_of`` their values) or an array's items,
+    below the depth where members are split: each written whole, except one of many members of its own
+    (split as :func:`canonical_parts` splits it). Consecutive members written whole go in runs: the
+    canonical JSON of each run's own object or array without its brackets, one encoding per run rather
+    than per member. A run starts as one member and doubles while its text stays under
+    :data:`_PIECE`, and halves when a run is over twice that, so a piece, the most of the text held at
+    once, stays near :data:`_PIECE` (tool verdicts of a few hundred bytes go dozens at a time).
+    """
+    opening, closing = (b"{", b"}") if mapping else (b"[", b"]")
+    if not members:
+        yield opening + closing
+        return
+    size, start, count = 1, 0, len(members)
+    while start < count:
+        member = members[start]
+        item = value_of(member) if value_of is not None else member
+        if (type(item) is dict or type(item) is list or type(item) is tuple) and len(item) > _MANY:
+            yield opening if start == 0 else b","  # a member of many members of its own: split in turn
+            if mapping:
+                yield _encode_string(member).encode("utf-8") + b":"
+            yield from canonical_parts(item, below)
+            start += 1
+            continue
+        end = start + 1
+        while end < count and end - start < size:
+            following = value_of(members[end]) if value_of is not None else members[end]
+            if (type(following) is dict or type(following) is list or type(following) is tuple) and len(following) > _MANY:
+                break
+            end += 1
+        run = members[start:end]
+        text = canonical_json({key: value_of(key) for key in run} if value_of is not None else list(run))
+        yield (opening if start == 0 else b",") + text[1:-1]
+        start = end
+        if len(text) < _PIECE // 2 and size < _MANY:
+            size *= 2
+        elif len(text) > _PIECE * 2 and size > 1:
+            size //= 2
+    yield closing
 
 
 _WRAPPER = 4
 """Containers of this many members or fewer are split without counting as a level."""
 _MANY = 64
 """Containers of more members than this are split at any depth."""
-_GROUP = 32
-"""Members written whole go this many to a piece: a few kilobytes to a few dozen, one encoding each."""
+_PIECE = 8192
+"""About how many bytes of members written whole are encoded at once."""
