@@ -33,10 +33,11 @@ def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str,
         return []
     if parts.fragment:
         ctx.error(codes.INVALID_OPERATION, "url must not have a fragment (#...)", "operation", "url")
-    if any(c in parts.netloc + parts.query for c in "{}"):
+    outside = parts.netloc + parts.query
+    if "{" in outside or "}" in outside:
         ctx.error(codes.PATH_PARAMETER, "parameters belong in whole path segments, not in the host or query", "operation", "url")
     params: list[tuple[str, int]] = []
-    line = ctx.front.line_of("operation", "url")
+    line = 0  # the url's line: looked up at the first parameter (a URL without one needs no line)
     for segment in parts.path.split("/"):
         if "{" not in segment and "}" not in segment:
             continue
@@ -52,6 +53,7 @@ def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str,
         elif match.group(1) in [p for p, _ in params]:
             ctx.error(codes.PATH_PARAMETER, f"path parameter {match.group(1)!r} appears twice", "operation", "url")
         else:
+            line = line or ctx.front.line_of("operation", "url")
             params.append((match.group(1), line))
     _check_canonical(ctx, parts.path or "/", parts.query)
     return params
