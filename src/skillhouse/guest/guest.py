@@ -61,6 +61,14 @@ class Guest:
 
     def call_tool(self, name: str, arguments: str) -> str:
         """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
+        answer = self.prepare_call_tool(name, arguments)
+        return answer if isinstance(answer, str) else self._send(answer)
+
+    def prepare_call_tool(self, name: str, arguments: str) -> str | FetchRequest:
+        """:meth:`call_tool` up to the host's ``fetch_url``: the answer, or the request whose ``fetch_url``
+        answer is the call's answer, unsent. The component hands such a request back with its export's
+        answer for the host to send (see ``host/wit/agent.wit``), rather than crossing back to the host
+        for it and again out with what the host answered, unchanged."""
         if nests_deeper_than(arguments, MAX_DEPTH):
             violation = Violation("$", "too-deep", f"arguments nested at most {MAX_DEPTH} levels deep")
             return _dump(InvalidArguments([violation]).document(name))
@@ -70,10 +78,15 @@ class Guest:
             where = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
             violation = Violation("$", "not-json", f"a JSON object of arguments (it did not parse{where})")
             return _dump(InvalidArguments([violation]).document(name))
-        return self.call(name, parsed)
+        return self._prepare(name, parsed)
 
     def call(self, name: str, arguments: Any) -> str:
         """Call tool ``name`` with already-decoded ``arguments``."""
+        answer = self._prepare(name, arguments)
+        return answer if isinstance(answer, str) else self._send(answer)
+
+    def _prepare(self, name: str, arguments: Any) -> str | FetchRequest:
+        """:meth:`call` up to ``fetch_url``: the answer, or the request to hand it (see :meth:`prepare_call_tool`)."""
         if name in IMPLEMENTED_EAGER:
             definition = next((t for t in self.eager if t["name"] == name), None)
             violations = validate(definition["parameters"], arguments) if definition else []
@@ -83,7 +96,7 @@ class Guest:
                 return _dump(self.load_tools(arguments["names"]))
             if name == "read_object":
                 return self.read_object(arguments["path"])
-            return self.fetch_url(arguments)
+            return self._fetch_url_request(arguments)
         operations = self.catalogue.operations
         if name in operations:
             tool = name  # a full tool name: what resolve answers, without building its answer
@@ -100,13 +113,12 @@ class Guest:
             tool = resolution.tool
         if tool not in self.loaded:
             self.loaded.append(tool)  # called without loading: the declaration still decides
-        try:
-            request = build_request(operations[tool], arguments)
-        except InvalidArguments as exc:
-            return _dump(exc.document(tool))
         # no log line of its own: fetch_url hands the host the whole request, and each crossing of the
         # wasm boundary costs more than the guest's work on a typical call
-        return self._send(request)
+        try:
+            return build_request(operations[tool], arguments)
+        except InvalidArguments as exc:
+            return _dump(exc.document(tool))
 
     def load_tools(self, names: list[str]) -> JsonObject:
         loaded: list[str] = []
@@ -137,17 +149,20 @@ class Guest:
         return self.host.read_object(path)
 
     def fetch_url(self, arguments: JsonObject) -> str:
+        answer = self._fetch_url_request(arguments)
+        return answer if isinstance(answer, str) else self._send(answer)
+
+    def _fetch_url_request(self, arguments: JsonObject) -> str | FetchRequest:
         url = str(arguments["url"])
         refusal = fetch_refusal(self.catalogue, url)
         if refusal is not None:
             return _dump(refusal)
-        request = {
+        return {
             "method": str(arguments.get("method") or "GET").upper(),
             "url": url,
             "headers": dict(arguments.get("headers") or {}),
             "body": arguments.get("body"),
         }
-        return self._send(request)
 
     def _send_text(self, request: FetchRequest) -> str:
         return self.host.fetch_url(json_dump(request))

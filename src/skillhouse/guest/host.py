@@ -39,6 +39,12 @@ Contracts (JSON shapes):
     the same text. A guest whose host has it spares the request's encoding and decoding; the component's
     host has no such function, so the wasm guest hands the text over as the WIT contract says.
 
+``SEND`` (the component's ``call-tool`` export, not a host function)
+    A call whose answer is what ``fetch_url`` answers (a bound operation's, or the ``fetch_url`` tool's)
+    comes out of the component's ``call-tool`` as :data:`SEND` followed by the request's JSON, unsent: the
+    host hands that text to its ``fetch_url`` and answers the call with what it answered. No answer of
+    the guest begins with it (they are JSON), and the in-process guest sends the request itself.
+
 ``complete(request) -> str``
     ``request`` is JSON ``{"system": str, "messages": [...], "tools": [<neutral definitions offered>],
     "deferred": [<neutral definitions not yet loaded>]}`` with neutral messages
@@ -52,7 +58,10 @@ Contracts (JSON shapes):
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
+
+SEND: Final = "\x00"
+"""What begins a ``call-tool`` answer that is a request for the host to send (see the contracts above)."""
 
 
 class Host(Protocol):

@@ -12,7 +12,11 @@ fresh instance (a trapped instance cannot be entered again). A call whose guest 
 than ``timeout`` seconds is interrupted by epoch (see :mod:`skillhouse.host.wasm_clock`); time the
 host spends on the guest's behalf, so a slow model or upstream, does not count against the guest.
 It answers ``guest-timeout``, again with a fresh instance next. An exception raised by the host
-itself propagates unchanged, as it would in process.
+itself propagates unchanged, as it would in process, and the next call gets a fresh instance too.
+
+A tool call whose answer is what the host's ``fetch_url`` answers crosses the boundary once:
+``call-tool`` hands back the request unsent and the runner sends it (see ``host/wit/agent.wit``). The
+guest calling ``fetch-url`` itself would cross into the host and back out with its answer, unchanged.
 
 The guest's listing is a function of its own state alone (its catalogue, read once, and the tools it
 has loaded), and that state changes only while guest code runs. So the runner keeps the instance's last
@@ -34,6 +38,7 @@ import wasmtime
 from wasmtime.component import Component, Instance, Linker
 
 from skillhouse.guest import Host
+from skillhouse.guest.host import SEND
 from skillhouse.host.wasm_build import (
     AGENT_APP,
     GuestApp,
@@ -138,7 +143,16 @@ class WasmRunner:
 
     def call_tool(self, name: str, arguments: str) -> str:
         with self._lock:
-            return self._enter("call-tool", (name, arguments))
+            answer = self._enter("call-tool", (name, arguments))
+            if answer[:1] != SEND:
+                return answer
+            # the guest's request, unsent: its fetch_url answer is the call's (see host/wit/agent.wit)
+            try:
+                return self.host.fetch_url(answer[1:])
+            except BaseException:
+                # as when the host raised within the guest's call, which unwound it: a fresh instance next
+                self._discard()
+                raise
 
     def run_turn(self, request: str) -> str:
         with self._lock:
