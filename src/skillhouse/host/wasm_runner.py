@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ import wasmtime
 from wasmtime.component import Component, Instance, Linker
 
 from skillhouse.guest import Host
-from skillhouse.guest.host import SEND
+from skillhouse.guest.host import SEND, read_sent
+from skillhouse.guest.values import FetchRequest, json_dump
 from skillhouse.host.wasm_build import (
     AGENT_APP,
     GuestApp,
@@ -128,6 +130,9 @@ class WasmRunner:
         self._listing: str | None = None
         self._host_calls = 0
         self.restarts = 0
+        # a host in this process may take the request as decoded (``fetch_request``): read off call-tool's
+        # answer, it is that already; any other host gets the text the guest's fetch-url would have
+        self._send: Callable[[FetchRequest], str] = getattr(host, "fetch_request", None) or self._send_text
 
     def list_tools(self) -> str:
         with self._lock:
@@ -148,11 +153,14 @@ class WasmRunner:
                 return answer
             # the guest's request, unsent: its fetch_url answer is the call's (see host/wit/agent.wit)
             try:
-                return self.host.fetch_url(answer[1:])
+                return self._send(read_sent(answer))
             except BaseException:
                 # as when the host raised within the guest's call, which unwound it: a fresh instance next
                 self._discard()
                 raise
+
+    def _send_text(self, request: FetchRequest) -> str:
+        return self.host.fetch_url(json_dump(request))
 
     def run_turn(self, request: str) -> str:
         with self._lock:

@@ -20,10 +20,11 @@ import pytest
 from tests.gateway.wire import json_upstream
 
 from skillhouse.guest import Guest
-from skillhouse.guest.host import SEND
+from skillhouse.guest.host import SEND, read_sent
 from skillhouse.host import InProcessRunner, TurnHost
 from skillhouse.host.wasm_build import BuiltComponent
 from skillhouse.host.wasm_runner import WasmRunner
+from skillhouse.json_types import FetchRequestDocument
 
 BOOKING = json.dumps({"room_id": 2, "guest_name": "Mo", "arrival": "2025-05-01", "departure": "2025-05-03"})
 
@@ -61,7 +62,7 @@ def test_a_call_whose_answer_is_fetch_urls_hands_back_its_request_after_send(
         handed = world.call_tool("hollowbrook_create_booking", BOOKING)
         assert handed.startswith(SEND)
         assert len(host.requests) == sent  # the guest sent nothing itself
-        assert host.fetch_url(handed[len(SEND):]) == answer
+        assert host.fetch_request(read_sent(handed)) == answer
     assert host.requests == inprocess.requests * 2
 
 
@@ -93,10 +94,11 @@ def test_the_component_crosses_into_the_host_once_per_sent_call_the_runner_sendi
     inside: list[bool] = []
 
     class Host(TurnHost):
-        def fetch_url(self, request: str) -> str:
-            # wasm_calls' callback is on the stack when the guest itself calls a host function
+        def fetch_request(self, request: FetchRequestDocument) -> str:
+            # every send reaches this (fetch_url reads its text into it); wasm_calls' callback is on the
+            # stack when the guest itself called a host function
             inside.append(any(frame.name == "host_function" for frame in traceback.extract_stack()))
-            return super().fetch_url(request)
+            return super().fetch_request(request)
 
     wasm = WasmRunner(Host([hollowbrook], created), cache_dir=cache_dir)
     inprocess = InProcessRunner(TurnHost([hollowbrook], created))
@@ -104,4 +106,26 @@ def test_the_component_crosses_into_the_host_once_per_sent_call_the_runner_sendi
     fetch = json.dumps({"url": "https://weather.example/today"})
     assert wasm.call_tool("fetch_url", fetch) == inprocess.call_tool("fetch_url", fetch)
     assert inside == [False, False]
+    wasm.close()
+
+
+def test_a_host_without_fetch_request_gets_the_text_the_guests_fetch_url_would_have(
+    hollowbrook: dict[str, Any], agent_component: BuiltComponent, cache_dir: Path
+) -> None:
+    texts: list[str] = []
+
+    class TextOnly(TurnHost):
+        fetch_request = None  # type: ignore[assignment]  # the WIT contract's host: fetch_url alone
+
+        def fetch_url(self, request: str) -> str:
+            texts.append(request)
+            return TurnHost.fetch_request(self, json.loads(request))
+
+    wasm = WasmRunner(TextOnly([hollowbrook], created), cache_dir=cache_dir)
+    inprocess = TurnHost([hollowbrook], created)
+    assert wasm.call_tool("hollowbrook_create_booking", BOOKING) == Guest(inprocess).call_tool(
+        "hollowbrook_create_booking", BOOKING
+    )
+    assert [json.loads(text) for text in texts] == inprocess.requests
+    assert texts == [json.dumps(request, ensure_ascii=False) for request in inprocess.requests]
     wasm.close()
