@@ -22,7 +22,7 @@ from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
 from skillhouse.guest.validation import Violation, validate
-from skillhouse.guest.values import FetchRequest, JsonObject, ToolDefinition, json_dump
+from skillhouse.guest.values import FetchRequest, JsonObject, OperationDocument, ToolDefinition, json_dump
 
 IMPLEMENTED_EAGER = ("load_tools", "read_object", "fetch_url")
 """The eager tools this guest runs itself; their definitions come from the host (``eager-tools``)."""
@@ -40,6 +40,9 @@ class Guest:
         self._eager_texts = [_dump(tool) for tool in self.eager]
         self.catalogue = Catalogue.from_text(host.skill_operations(), self.eager)
         self.loaded: list[str] = []
+        # the operation documents called by their full names, as the catalogue decoded them: a plain dict
+        # finds one without the catalogue's lazy mapping (three Python calls a call, dearer in the component)
+        self._called: dict[str, OperationDocument] = {}
         # a host in this process takes the request as it is (``fetch_request``); across the component
         # boundary it crosses as JSON text (``fetch_url``)
         self._send: Callable[[FetchRequest], str] = getattr(host, "fetch_request", None) or self._send_text
@@ -98,9 +101,12 @@ class Guest:
             if name == "read_object":
                 return self.read_object(arguments["path"])
             return self._fetch_url_request(arguments)
-        operations = self.catalogue.operations
-        if name in operations:
+        operation = self._called.get(name)
+        if operation is not None:
+            tool = name
+        elif name in self.catalogue.operations:
             tool = name  # a full tool name: what resolve answers, without building its answer
+            operation = self._called[name] = self.catalogue.operations[name]
         else:
             resolution = self.catalogue.resolve(name)
             if resolution.tool is None:
@@ -112,12 +118,13 @@ class Guest:
                     )
                 )
             tool = resolution.tool
+            operation = self.catalogue.operations[tool]
         if tool not in self.loaded:
             self.loaded.append(tool)  # called without loading: the declaration still decides
         # no log line of its own: fetch_url hands the host the whole request, and each crossing of the
         # wasm boundary costs more than the guest's work on a typical call
         try:
-            return build_request(operations[tool], arguments)
+            return build_request(operation, arguments)
         except InvalidArguments as exc:
             return _dump(exc.document(tool))
 
