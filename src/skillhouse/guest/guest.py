@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from skillhouse.guest.catalogue import Catalogue
 from skillhouse.guest.depth import nests_deeper_than
-from skillhouse.guest.host import Host
+from skillhouse.guest.host import Host, sent_text
 from skillhouse.guest.loop import run_turn
 from skillhouse.guest.objects import error, fetch_refusal, read_skill_object
 from skillhouse.guest.translation import InvalidArguments, build_request
@@ -67,6 +67,12 @@ class Guest:
         """Call tool ``name`` with ``arguments`` (a JSON object as text); the JSON answer the model sees."""
         answer = self.prepare_call_tool(name, arguments)
         return answer if isinstance(answer, str) else self._send(answer)
+
+    def call_tool_unsent(self, name: str, arguments: str) -> str:
+        """:meth:`call_tool` as the component's ``call-tool`` answers it: a call whose answer is what
+        ``fetch_url`` answers gives its request, unsent, as :func:`~skillhouse.guest.host.sent_text` writes it."""
+        answer = self.prepare_call_tool(name, arguments)
+        return answer if isinstance(answer, str) else sent_text(answer)
 
     def prepare_call_tool(self, name: str, arguments: str) -> str | FetchRequest:
         """:meth:`call_tool` up to the host's ``fetch_url``: the answer, or the request whose ``fetch_url``
