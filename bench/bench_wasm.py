@@ -200,13 +200,14 @@ def run() -> str:
         "",
         f"What wasm adds per call in this run: {fixed * 1e6:.0f} µs on the smallest call (arguments refused before "
         f"anything is sent: the export call, the JSON crossing, little guest work), {added['call_tool, request sent'] * 1e6:.0f} µs "
-        f"when the request is built and sent (one host call more), {added['run_turn, 3 model steps'] * 1e6:.0f} µs for "
+        f"when the request is built and sent (the guest hands it back with its answer and the runner sends it: no host call from the guest), {added['run_turn, 3 model steps'] * 1e6:.0f} µs for "
         "a three-step turn (three model calls and a tool call through the host, and the guest's Python running as "
         "CPython compiled to wasm). The fresh-guest row is what run_call would pay without its pool: "
         "instantiation and the guest reading its skills on every call; it is shown, not checked. The wasm runner "
         "keeps the guest's last listing until anything else enters the guest (the listing depends on the guest's "
         "state alone): the first list_tools row is that kept listing, the second the export call every listing "
-        "after a tool call or a turn makes.",
+        "after a tool call or a turn makes (the guest puts the listing together again only when a tool was loaded "
+        "since, which this row's entries never do).",
     ]
     missed = [line for line in shortfalls if line]
     lines += ["", *missed] if missed else ["", "Every checked figure is within its target."]

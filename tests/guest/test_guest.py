@@ -350,3 +350,45 @@ def test_list_tools_is_exactly_the_json_of_the_offered_and_deferred_definitions(
     assert text == json.dumps({"tools": guest.offered(), "deferred": guest.deferred()}, ensure_ascii=False)
     assert [d["name"] for d in json.loads(text)["tools"]][3:] == ["hollowbrook_list_rooms", "other-inn_create_booking"]
     assert guest.catalogue.operations["other-inn_create_booking"] == other["operations"][0]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("hollowbrook_create_booking", {"room_id": 2, "guest_name": "Mö", "arrival": "2025-05-01", "departure": "2025-05-02"}),
+        ("create_booking", {"room_id": 2, "guest_name": "Mo", "arrival": "2025-05-01", "departure": "2025-05-02"}),
+        ("fetch_url", {"url": "https://weather.example/today", "method": "POST", "headers": {"Accept": "text/plain"}, "body": "x"}),
+    ],
+)
+def test_a_call_prepared_for_the_component_hands_back_the_request_call_tool_sends(
+    hollowbrook: dict[str, Any], tool: str, arguments: dict[str, Any]
+) -> None:
+    sending = TurnHost([hollowbrook], json_upstream(echo_upstream))
+    preparing = TurnHost([hollowbrook], json_upstream(echo_upstream))
+    answer = Guest(sending).call_tool(tool, json.dumps(arguments))
+    request = Guest(preparing).prepare_call_tool(tool, json.dumps(arguments))
+    assert isinstance(request, dict)
+    assert preparing.requests == []  # nothing sent: the component's host sends it
+    assert [request] == sending.requests
+    assert preparing.fetch_url(json.dumps(request, ensure_ascii=False)) == answer
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("hollowbrook_create_booking", '{"room_id": "x"}'),
+        ("hollowbrook_create_booking", "not json"),
+        ("load_tools", '{"names": ["create_booking"]}'),
+        ("read_object", '{"path": "skill/hollowbrook/SKILL.md"}'),
+        ("fetch_url", '{"url": "skill/hollowbrook/SKILL.md"}'),
+        ("no_such_tool", "{}"),
+    ],
+)
+def test_a_call_prepared_for_the_component_that_sends_nothing_answers_as_call_tool_does(
+    hollowbrook: dict[str, Any], tool: str, arguments: str
+) -> None:
+    host = TurnHost([hollowbrook], json_upstream(echo_upstream))
+    prepared = Guest(host).prepare_call_tool(tool, arguments)
+    assert prepared == Guest(TurnHost([hollowbrook], json_upstream(echo_upstream))).call_tool(tool, arguments)
+    assert isinstance(prepared, str)
+    assert host.requests == []

@@ -39,6 +39,13 @@ Contracts (JSON shapes):
     the same text. A guest whose host has it spares the request's encoding and decoding; the component's
     host has no such function, so the wasm guest hands the text over as the WIT contract says.
 
+``SEND`` (the component's ``call-tool`` export, not a host function)
+    A call whose answer is what ``fetch_url`` answers (a bound operation's, or the ``fetch_url`` tool's)
+    comes out of the component's ``call-tool`` as its request, unsent (:func:`sent_text`, read back with
+    :func:`read_sent`): the host hands it to its ``fetch_url`` and answers the call with what it
+    answered. No answer of the guest begins with :data:`SEND` (they are JSON), and the in-process
+    guest sends the request itself.
+
 ``complete(request) -> str``
     ``request`` is JSON ``{"system": str, "messages": [...], "tools": [<neutral definitions offered>],
     "deferred": [<neutral definitions not yet loaded>]}`` with neutral messages
@@ -52,7 +59,34 @@ Contracts (JSON shapes):
 
 from __future__ import annotations
 
-from typing import Protocol
+import json
+from typing import Any, Final, Protocol
+
+from skillhouse.guest.values import FetchRequest, json_dump
+
+SEND: Final = "\x00"
+"""What begins a ``call-tool`` answer that is a request for the host to send (see the contracts above)."""
+
+
+def sent_text(request: FetchRequest) -> str:
+    """``request`` as ``call-tool`` hands it to the host: :data:`SEND`, the JSON list ``[method, url,
+    headers]``, then a line break and the body as it is when the body is text, else the list ends with
+    the body (``null``). A JSON text has no line break of its own, so the first one ends the list; the
+    body is not escaped into JSON and read back out of it, which was most of the cost of the crossing."""
+    body = request["body"]
+    if type(body) is str:
+        return SEND + json_dump((request["method"], request["url"], request["headers"])) + "\n" + body
+    return SEND + json_dump((request["method"], request["url"], request["headers"], body))
+
+
+def read_sent(text: str) -> Any:
+    """The request of a :func:`sent_text`, as ``json.loads`` reads the ``fetch_url`` text of it; what is
+    not in that form comes back as its JSON value, for the host to refuse as no request."""
+    head, line_break, body = text.partition("\n")
+    parts = json.loads(head[len(SEND) :])
+    if not isinstance(parts, list) or len(parts) != (3 if line_break else 4):
+        return parts
+    return {"method": parts[0], "url": parts[1], "headers": parts[2], "body": body if line_break else parts[3]}
 
 
 class Host(Protocol):

@@ -74,8 +74,9 @@ def build_request(operation: OperationDocument, arguments: Any) -> FetchRequest:
             # the wire's reason replaces the schema's for the same value (the schema publishes the
             # same limit, ``compiler/wire_limits.py``, as minLength or a pattern)
             wire = _wire_violations(operation, arguments)
-            flagged = {v.path for v in wire}
-            violations = [v for v in violations if v.path not in flagged] + wire
+            if wire:
+                flagged = {v.path for v in wire}
+                violations = [v for v in violations if v.path not in flagged] + wire
         floats = _floats_in(arguments)
         if floats == _NON_FINITE:
             violations += _non_finite(arguments, "$")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 from skillhouse.guest.values import (
     JsonObject,
@@ -46,13 +46,14 @@ def validate(schema: Any, instance: Any, path: str = "$") -> list[Violation]:
 #
 # A schema is turned into a tree of closures the first time it is used, so a call pays only for the
 # checks its schema has. Paths are built as strings only where a violation is recorded (``where`` is
-# a zero-argument function until then). The order of checks and violations is the order a reader of
+# a chain of (parent, key) pairs until then: a tuple costs less to make than a function, which counts
+# in the WebAssembly guest). The order of checks and violations is the order a reader of
 # the schema expects: type, const, enum, the type's own keywords, then the combinators.
 
 _NUMBERS = (int, float)
-Where = Callable[[], str]
+Where: TypeAlias = "str | tuple[Where, str | int]"
 Check = Callable[[Any, Any, list[Violation]], None]
-"""``check(value, where, out)``: ``where`` is the path string or a function that builds it."""
+"""``check(value, where, out)``: ``where`` is the path string or the (parent, key) pair it is built from."""
 
 _CACHE: dict[int, tuple[Any, Check]] = {}
 _CACHE_LIMIT = 4096
@@ -70,12 +71,11 @@ def compiled(schema: Any) -> Check:
     return check
 
 
-def _at(where: Any) -> str:
-    return where if isinstance(where, str) else str(where())
-
-
-def _child(where: Any, key: str | int) -> Where:
-    return lambda: json_path(_at(where), key)
+def _at(where: Where) -> str:
+    if isinstance(where, str):
+        return where
+    parent, key = where
+    return json_path(_at(parent), key)
 
 
 def _nothing(value: Any, where: Any, out: list[Violation]) -> None:
@@ -254,7 +254,7 @@ def _array_check(schema: JsonSchema) -> Check | None:
                     out.append(Violation(json_path(_at(where), index), "duplicate-item", "items that are all different"))
         if items is not None:
             for index, item in enumerate(value):
-                items(item, _child(where, index), out)
+                items(item, (where, index), out)
 
     return check
 
@@ -283,11 +283,11 @@ def _object_check(schema: JsonSchema) -> Check | None:
         for name, item in value.items():
             sub = checks.get(name)
             if sub is not None:
-                sub(item, _child(where, name), out)
+                sub(item, (where, name), out)
             elif other is None:
                 out.append(Violation(json_path(_at(where), name), "unknown-property", f"only these properties: {known}"))
             elif other is not _nothing:
-                other(item, _child(where, name), out)
+                other(item, (where, name), out)
 
     return check
 

@@ -27,7 +27,7 @@ import ctypes
 import struct
 from collections.abc import Callable, Mapping
 from ctypes import c_char_p, c_size_t, c_uint8, c_uint64, c_void_p
-from typing import Any
+from typing import Any, cast
 
 import wasmtime
 from wasmtime import _ffi as capi
@@ -74,6 +74,12 @@ _func_call = _prototype("wasmtime_component_func_call", c_void_p, c_void_p, c_vo
                         c_void_p, c_size_t)  # fmt: skip
 _val_delete = _prototype("wasmtime_component_val_delete", None, c_void_p)
 _byte_vec_new = _prototype("wasm_byte_vec_new", None, c_void_p, c_size_t, c_char_p)
+# UTF-8 at an address straight into a str: one call, where ctypes.string_at and bytes.decode made a copy
+# in between (the C API is called with the interpreter's lock held, as every ctypes.pythonapi function)
+_decode = cast(
+    Callable[[int | None, int, None], str],
+    ctypes.PYFUNCTYPE(ctypes.py_object, c_void_p, ctypes.c_ssize_t, c_char_p)(("PyUnicode_DecodeUTF8", ctypes.pythonapi)),
+)
 _set_epoch_deadline = _prototype("wasmtime_context_set_epoch_deadline", None, c_void_p, c_uint64)
 _CALLBACK = ctypes.CFUNCTYPE(c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
 _FINALIZER = ctypes.CFUNCTYPE(None, c_void_p)
@@ -127,7 +133,7 @@ _VAL_LAYOUT = struct.Struct(f"<{_SIZE_AT}xQ{StringVal.data.offset - _SIZE_AT - 8
 
 def _read(address: int) -> str:
     value = _ReadVal.from_address(address)
-    return ctypes.string_at(value.data, value.size).decode("utf-8") if value.size else ""
+    return _decode(value.data, value.size, None)
 
 
 class Exports:
@@ -174,7 +180,7 @@ class Exports:
         # since wasmtime 43); what is left to do is freeing the result's copy, once read
         size, data = self._unpack_result(self._result)
         try:
-            return ctypes.string_at(data, size).decode("utf-8") if size else ""
+            return _decode(data, size, None)
         finally:
             _val_delete(self._result_at)
 

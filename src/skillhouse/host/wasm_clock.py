@@ -36,9 +36,10 @@ class EpochClock:
         self.ticks = 0
         self._engine = engine
         self._idle_limit = max(1, math.ceil(linger / tick))
-        self._active = 0
+        # one item per guest call in progress: appending and popping are atomic, so a call pays no lock
+        self._calls: list[None] = []
         self._sleeping = False
-        self._counts = threading.Lock()
+        self._waking = threading.Lock()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="guest-epoch-clock", daemon=True)
         self._thread.start()
@@ -48,35 +49,37 @@ class EpochClock:
 
     def enter(self) -> None:
         """A guest call starts: the clock runs until every call has left."""
-        with self._counts:
-            self._active += 1
-            if self._sleeping:
+        self._calls.append(None)
+        # read after the call is counted; the thread marks itself sleeping before it looks at the count
+        # a last time, so either this sees it sleeping and wakes it, or it sees this call and stays up
+        if self._sleeping:
+            with self._waking:
                 self._sleeping = False
                 self._wake.set()
 
     def leave(self) -> None:
-        with self._counts:
-            self._active -= 1
+        self._calls.pop()
 
     def _run(self) -> None:
         idle = 0
         while True:
             time.sleep(self.tick)
-            with self._counts:
-                running = self._active > 0
-                if running:
-                    idle = 0
-                    self.ticks += 1  # before the epoch moves, so a trap it causes always sees the count
-                else:
-                    idle += 1
-                    if idle >= self._idle_limit:
-                        self._sleeping = True
-                        self._wake.clear()
-            if running:
-                self._engine.increment_epoch()
-            elif self._sleeping:
-                self._wake.wait()
+            if self._calls:
                 idle = 0
+                self.ticks += 1  # before the epoch moves, so a trap it causes always sees the count
+                self._engine.increment_epoch()
+                continue
+            idle += 1
+            if idle < self._idle_limit:
+                continue
+            with self._waking:
+                self._sleeping = True
+                self._wake.clear()
+            if not self._calls:
+                self._wake.wait()
+            with self._waking:
+                self._sleeping = False
+            idle = 0
 
 
 class GuestBudget:

@@ -12,7 +12,11 @@ fresh instance (a trapped instance cannot be entered again). A call whose guest 
 than ``timeout`` seconds is interrupted by epoch (see :mod:`skillhouse.host.wasm_clock`); time the
 host spends on the guest's behalf, so a slow model or upstream, does not count against the guest.
 It answers ``guest-timeout``, again with a fresh instance next. An exception raised by the host
-itself propagates unchanged, as it would in process.
+itself propagates unchanged, as it would in process, and the next call gets a fresh instance too.
+
+A tool call whose answer is what the host's ``fetch_url`` answers crosses the boundary once:
+``call-tool`` hands back the request unsent and the runner sends it (see ``host/wit/agent.wit``). The
+guest calling ``fetch-url`` itself would cross into the host and back out with its answer, unchanged.
 
 The guest's listing is a function of its own state alone (its catalogue, read once, and the tools it
 has loaded), and that state changes only while guest code runs. So the runner keeps the instance's last
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +39,8 @@ import wasmtime
 from wasmtime.component import Component, Instance, Linker
 
 from skillhouse.guest import Host
+from skillhouse.guest.host import SEND, read_sent
+from skillhouse.guest.values import FetchRequest, json_dump
 from skillhouse.host.wasm_build import (
     AGENT_APP,
     GuestApp,
@@ -123,6 +130,9 @@ class WasmRunner:
         self._listing: str | None = None
         self._host_calls = 0
         self.restarts = 0
+        # a host in this process may take the request as decoded (``fetch_request``): read off call-tool's
+        # answer, it is that already; any other host gets the text the guest's fetch-url would have
+        self._send: Callable[[FetchRequest], str] = getattr(host, "fetch_request", None) or self._send_text
 
     def list_tools(self) -> str:
         with self._lock:
@@ -138,7 +148,19 @@ class WasmRunner:
 
     def call_tool(self, name: str, arguments: str) -> str:
         with self._lock:
-            return self._enter("call-tool", (name, arguments))
+            answer = self._enter("call-tool", (name, arguments))
+            if answer[:1] != SEND:
+                return answer
+            # the guest's request, unsent: its fetch_url answer is the call's (see host/wit/agent.wit)
+            try:
+                return self._send(read_sent(answer))
+            except BaseException:
+                # as when the host raised within the guest's call, which unwound it: a fresh instance next
+                self._discard()
+                raise
+
+    def _send_text(self, request: FetchRequest) -> str:
+        return self.host.fetch_url(json_dump(request))
 
     def run_turn(self, request: str) -> str:
         with self._lock:

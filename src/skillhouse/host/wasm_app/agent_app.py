@@ -5,6 +5,10 @@ package, and instantiates :class:`WitWorld` for the exports. The generated ``wit
 module has the :class:`Host` protocol's functions with the same signatures, so that module *is* the
 guest's host: nothing is translated on the way.
 
+``call-tool`` does not call ``fetch-url`` itself: a call whose answer is what ``fetch-url`` answers
+returns its request (:meth:`Guest.call_tool_unsent`) for the host to send. Calling the
+import would cross into the host and back with its answer, which the guest only hands on unchanged.
+
 The component is snapshotted once this module has loaded, and with WASI stubbed no module can be
 read later: everything the guest uses must be imported (transitively) from here.
 """
@@ -33,19 +37,39 @@ class WitWorld:
     """The exports of ``host/wit/agent.wit``.
 
     componentize-py calls these on one instance; the first call binds the instance's exports to the
-    guest's own methods, so later calls enter the guest without a frame of this class in between.
+    guest's own methods (``list-tools`` to a closure over its own), so later calls enter the guest
+    without a frame of this class in between.
+
+    ``list-tools`` keeps its last answer until a tool is loaded. Guest code runs several times slower
+    in the component than in process, and the host cannot tell whether an entry changed the listing
+    (its own kept listing is dropped on every entry), so every listing after a call used to put the
+    whole text together again.
     """
 
     def list_tools(self) -> str:
-        return self._bound().list_tools()
+        self._bound()
+        return self.list_tools()
 
     def call_tool(self, name: str, arguments: str) -> str:
-        return self._bound().call_tool(name, arguments)
+        self._bound()
+        return self.call_tool(name, arguments)
 
     def run_turn(self, request: str) -> str:
         return self._bound().run_turn(request)
 
     def _bound(self) -> Guest:
         guest = _current()
-        vars(self).update(list_tools=guest.list_tools, call_tool=guest.call_tool, run_turn=guest.run_turn)
+        listing = guest.list_tools
+        made_at, made = -1, ""  # the number of tools loaded when the listing was last made, and that listing
+
+        def list_tools() -> str:
+            # the listing is a function of the tools loaded (a list only ever appended to) and of what the
+            # guest read once: made again only when a tool was loaded since, not on every entry after one
+            nonlocal made_at, made
+            loaded = len(guest.loaded)
+            if made_at != loaded:
+                made_at, made = loaded, listing()
+            return made
+
+        vars(self).update(list_tools=list_tools, call_tool=guest.call_tool_unsent, run_turn=guest.run_turn)
         return guest
