@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
-from skillhouse.compiler.profiles.strict import strict_schema
+from skillhouse.compiler.profiles.strict import strict_report, strict_schema
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
@@ -49,7 +49,7 @@ def adapt(tool: ToolDefinition, *, strict: bool, shape: str) -> Adaptation:
 
 def verdict(tool: ToolDefinition, *, strict: bool) -> JsonObject:
     """``adapt(tool, strict=strict, shape=...).report()`` (the same in either shape), without the wire form."""
-    return verdict_with(tool, RULES, strict_schema if strict else unchanged)
+    return verdict_with(tool, RULES, strict_report if strict else unchanged)
 
 
 def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:
