@@ -12,7 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.compiler.provider_limits import problems
 
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools, strict, verdict
+from skillhouse.compiler.profiles import (
+    PROFILES,
+    adapt,
+    compatibility_report,
+    provider_tools,
+    strict,
+    verdict,
+)
 from skillhouse.compiler.profiles.adaptation import Refused
 
 NAMES = st.sampled_from(
@@ -272,6 +279,25 @@ def _assert_verdicts_are_the_reports(tool: dict[str, Any]) -> None:
 @given(ROOTS)
 def test_the_report_walks_say_what_the_rewrites_do_on_generated_schemas(schema: dict[str, Any]) -> None:
     _assert_verdicts_are_the_reports(_tool(schema))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ROOTS,
+    st.one_of(st.just(""), st.text(max_size=1100), st.just("x" * 1024), st.just("x" * 1025)),
+    st.sampled_from(["shop_do_thing", "9lives", "a" * 64, "a" * 65, "a" * 129, "dots.in.name", "-", "ünï"]),
+)
+def test_the_compatibility_report_is_every_profile_s_report(schema: dict[str, Any], description: str, name: str) -> None:
+    # the report settles the name, description and root checks once per tool for the profiles whose
+    # rules take them as they are, and asks each profile's own verdict otherwise
+    tool = _tool(schema, description, name)
+    report = compatibility_report([tool])["profiles"]
+    for profile in PROFILES:
+        assert report[profile][name] == adapt(tool, profile).report(), profile
+    broken = {**tool, "parameters": {"anyOf": [schema]}}
+    report = compatibility_report([broken])["profiles"]
+    for profile in PROFILES:
+        assert report[profile][name] == adapt(broken, profile).report(), profile
 
 
 @pytest.mark.parametrize("schema", HARD)

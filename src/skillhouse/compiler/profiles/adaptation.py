@@ -237,6 +237,37 @@ def verdict_with(tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) 
     return {"status": "ok"}
 
 
+def takes_as_declared(name: str, description: str, rules: ToolRules, matched: dict[re.Pattern[str], bool]) -> bool:
+    """Whether :func:`fit_name` and :func:`fit_description` leave ``name`` and ``description`` as they are.
+
+    ``matched`` holds the name patterns tried on ``name`` so far: profiles that share a pattern
+    match it once per tool."""
+    pattern = rules.name_pattern
+    if pattern not in matched:
+        matched[pattern] = pattern.fullmatch(name) is not None
+    limit = rules.description_max
+    return (
+        matched[pattern]
+        and len(name) <= rules.name_max
+        and len(description) >= rules.description_min
+        and (limit is None or len(description) <= limit)
+    )
+
+
+def schema_verdict(parameters: JsonSchema, rules: ToolRules, schema: SchemaRewrite) -> JsonObject:
+    """:func:`verdict_with` for a tool whose name and description the provider takes as they are
+    (:func:`takes_as_declared`) and whose parameters root has no :func:`root_problem`."""
+    rw = Rewrite()
+    try:
+        check_property_names(parameters, rules)
+        schema(rw, parameters)
+    except Refused as refused:
+        return {"status": "refused", "reason": refused.reason}
+    if rw.changes:
+        return {"status": "adapted", "changes": rw.changes}
+    return {"status": "ok"}
+
+
 def _fit(rw: Rewrite, name: str, tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) -> tuple[str, str, Any]:
     fitted = fit_name(rw, name, rules)
     description = fit_description(rw, fitted, str(tool.get("description") or ""), rules)

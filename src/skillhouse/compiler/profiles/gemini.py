@@ -33,6 +33,7 @@ from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
     Refused,
     Rewrite,
+    SchemaRewrite,
     ToolRules,
     Unexpressible,
     adapt_with,
@@ -424,6 +425,10 @@ def adapt(tool: ToolDefinition) -> Adaptation:
     return adapt_with("gemini", tool, RULES, declaration_parameters, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, declaration_report)
+"""The rules and the schema walk of this profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition) -> JsonObject:
     """``adapt(tool).report()``, without building the wire form."""
-    return verdict_with(tool, RULES, declaration_report)
+    return verdict_with(tool, *REPORT)
