@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -15,12 +16,14 @@ from tests.compiler.provider_limits import problems
 from skillhouse.compiler.profiles import (
     PROFILES,
     adapt,
+    anthropic,
     compatibility_report,
     provider_tools,
     strict,
     verdict,
 )
-from skillhouse.compiler.profiles.adaptation import Refused
+from skillhouse.compiler.profiles.adaptation import Refused, check_property_names
+from skillhouse.records import replace
 
 NAMES = st.sampled_from(
     ["id", "name", "note", "include[]", "a.b", "x-y", "tags", "very_" + "long" * 20, "ünï"]
@@ -360,3 +363,13 @@ def _small_strict_limits() -> Iterator[None]:
         for limit, value in limits.items():
             patch.setattr(strict, limit, value)
         yield
+
+
+def test_property_names_that_passed_one_pattern_are_checked_again_for_another() -> None:
+    # the report checks a tool's names for Anthropic then Bedrock in a row and keeps the last pass
+    schema = {"type": "object", "properties": {"a.b": {"type": "string"}}}
+    check_property_names(schema, anthropic.RULES)
+    check_property_names(schema, anthropic.RULES)
+    stricter = replace(anthropic.RULES, property_name=re.compile(r"[a-z]+"))
+    with pytest.raises(Refused, match=re.escape("'a.b' at /parameters/properties/a.b")):
+        check_property_names(schema, stricter)

@@ -129,18 +129,24 @@ def fit_description(rw: Rewrite, name: str, description: str, rules: ToolRules) 
 
 def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters") -> None:
     """Refuse the tool when a property name anywhere in ``schema`` breaks the provider's pattern."""
-    if rules.property_name is None:
+    global _last_match
+    pattern = rules.property_name
+    if pattern is None or (_last_match[0] is schema and _last_match[1] is pattern):
         return
-    if all(rules.property_name.fullmatch(name) for name in property_names(schema)):
+    if all(pattern.fullmatch(name) for name in property_names(schema)):
+        _last_match = (schema, pattern)
         return  # the usual case, settled without building a pointer per property
     for where, key in _property_names(schema, path):
-        if not rules.property_name.fullmatch(key):
+        if not pattern.fullmatch(key):
             raise Refused(
-                f"property name {key!r} at {where} does not match {rules.property_name.pattern}; "
+                f"property name {key!r} at {where} does not match {pattern.pattern}; "
                 "map it to another argument name (the wire name can stay)"
             )
 
 
+_last_match: tuple[object, re.Pattern[str] | None] = (None, None)
+"""The schema whose property names all matched a pattern last, held, and that pattern (Anthropic's and
+Bedrock's are one: the compatibility report checks one tool for both in a row)."""
 _last_names: tuple[object, frozenset[str]] = (None, frozenset())
 """The schema whose names were collected last, held (so its identity cannot be reused), and its names."""
 
@@ -257,6 +263,8 @@ def takes_as_declared(name: str, description: str, rules: ToolRules, matched: di
 def schema_verdict(parameters: JsonSchema, rules: ToolRules, schema: SchemaRewrite) -> JsonObject:
     """:func:`verdict_with` for a tool whose name and description the provider takes as they are
     (:func:`takes_as_declared`) and whose parameters root has no :func:`root_problem`."""
+    if schema is unchanged and rules.property_name is None:
+        return {"status": "ok"}  # nothing left to judge
     rw = Rewrite()
     try:
         check_property_names(parameters, rules)

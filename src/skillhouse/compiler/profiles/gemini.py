@@ -57,6 +57,8 @@ FORMATS = {"string": {"enum", "date-time"}, "integer": {"int32", "int64"}, "numb
 _STRUCTURE = frozenset(
     {"type", "nullable", "enum", "anyOf", "properties", "required", "items", "format", "additionalProperties"}
 )
+_KNOWN = KEYWORDS | _STRUCTURE
+"""The keywords :func:`_node` keeps or rewrites: any other is removed."""
 
 
 def gemini_parameters(rw: Rewrite, schema: JsonSchema) -> JsonSchema | None:
@@ -207,7 +209,7 @@ def declaration_report(rw: Rewrite, schema: JsonSchema) -> None:
     building either form: the compatibility report's path (a test holds the two equal)."""
     _check_argument_names(schema)
     whole, _ = _trial(rw, schema, _parameters_report)
-    if whole and _has_empty_enum_value(schema):
+    if whole:
         _empty_enum_values_moved(rw, schema, "/parameters")
 
 
@@ -256,9 +258,10 @@ def _checked(rw: Rewrite, node: Any, path: str, depth: int = 0) -> None:
         raise Unexpressible(path, "a schema that is a boolean")
     if "allOf" in node or "const" in node or "oneOf" in node:
         node = normalize(rw, node, path)
-    for key in node:
-        if key not in _STRUCTURE and key not in KEYWORDS:
-            rw.change(pointer(path, key), f"{key!r} removed: Gemini's schema has no such field")
+    if not _KNOWN.issuperset(node):
+        for key in node:
+            if key not in _KNOWN:
+                rw.change(pointer(path, key), f"{key!r} removed: Gemini's schema has no such field")
     declared = node.get("type")
     types = [declared] if type(declared) is str else type_list(node)
     if "null" in types:
@@ -379,23 +382,37 @@ def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
     return out
 
 
-def _empty_enum_values_moved(rw: Rewrite, node: Any, path: str) -> None:
-    """The changes :func:`_without_empty_enum_values` records, in its order, without the copy; a
-    pointer is made only for a container, not for every key."""
+def _empty_enum_values_moved(rw: Rewrite, node: Any, at: _Place) -> None:
+    """The changes :func:`_without_empty_enum_values` records, in its order, without the copy. The
+    place of a node is its parent's place and its key: a pointer is spelled only for a change."""
     if isinstance(node, list):
         for index, item in enumerate(node):
             if isinstance(item, (dict, list)):
-                _empty_enum_values_moved(rw, item, f"{path}/{index}")
+                _empty_enum_values_moved(rw, item, (at, str(index)))
         return
     for key, value in node.items():
         if isinstance(value, (dict, list)):
-            _empty_enum_values_moved(rw, value, pointer(path, key))
+            _empty_enum_values_moved(rw, value, (at, key))
     values = node.get("enum")
     if isinstance(values, list) and "" in values:
         rw.change(
-            pointer(path, "enum"),
+            _pointer((at, "enum")),
             "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
         )
+
+
+_Place = tuple[Any, str] | str
+"""Where a node is: its parent's place and its key, or the root's pointer."""
+
+
+def _pointer(at: _Place) -> str:
+    keys: list[str] = []
+    while not isinstance(at, str):
+        at, key = at
+        keys.append(key)
+    for key in reversed(keys):
+        at = pointer(at, key)
+    return at
 
 
 def _has_empty_enum_value(schema: Any) -> bool:
