@@ -38,6 +38,7 @@ LEFT_OUTSIDE = {
     "skillhouse.openapi.shrink._OutOfBudget": "the schema shrinker's budget within its module",
     "skillhouse.compiler.profiles.adaptation.Refused": "a tool a provider cannot take; becomes a 'refused' verdict of the report",
     "skillhouse.compiler.profiles.adaptation.Unexpressible": "a schema node a provider cannot take; becomes an 'adapted' verdict",
+    "skillhouse.compiler.profiles.strict._Unmodelled": "a node strict mode's report walk leaves to the rewrite that builds the schema; caught in the same module",
     "skillhouse.compiler.canonical._Slow": "the canonical JSON fast path giving up within its module",
     "skillhouse.compiler.metaschema._Problem": "a schema check's early exit within its module",
     "skillhouse.registry.bundle._Unpacked": "an archive over its size limit within its module; becomes Invalid",

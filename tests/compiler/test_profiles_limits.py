@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -10,8 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.compiler.provider_limits import problems
 
-from skillhouse.compiler.profiles import PROFILES, adapt, provider_tools, strict
-from skillhouse.compiler.profiles.adaptation import Refused
+from skillhouse.compiler.profiles import (
+    PROFILES,
+    adapt,
+    anthropic,
+    compatibility_report,
+    provider_tools,
+    strict,
+    verdict,
+)
+from skillhouse.compiler.profiles.adaptation import Refused, check_property_names
+from skillhouse.records import replace
 
 NAMES = st.sampled_from(
     ["id", "name", "note", "include[]", "a.b", "x-y", "tags", "very_" + "long" * 20, "ünï"]
@@ -257,3 +269,107 @@ def test_strict_size_totals_add_up_as_the_ordered_walk_does(schema: dict[str, An
         assert not large
     except Refused:
         assert large
+
+
+def _assert_verdicts_are_the_reports(tool: dict[str, Any]) -> None:
+    # the compatibility report's walks for strict mode and Gemini build no schema: they must record
+    # and refuse exactly what the rewrites that build the wire form do
+    for profile in PROFILES:
+        assert verdict(tool, profile) == adapt(tool, profile).report(), profile
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ROOTS)
+def test_the_report_walks_say_what_the_rewrites_do_on_generated_schemas(schema: dict[str, Any]) -> None:
+    _assert_verdicts_are_the_reports(_tool(schema))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ROOTS,
+    st.one_of(st.just(""), st.text(max_size=1100), st.just("x" * 1024), st.just("x" * 1025)),
+    st.sampled_from(["shop_do_thing", "9lives", "a" * 64, "a" * 65, "a" * 129, "dots.in.name", "-", "ünï"]),
+)
+def test_the_compatibility_report_is_every_profile_s_report(schema: dict[str, Any], description: str, name: str) -> None:
+    # the report settles the name, description and root checks once per tool for the profiles whose
+    # rules take them as they are, and asks each profile's own verdict otherwise
+    tool = _tool(schema, description, name)
+    report = compatibility_report([tool])["profiles"]
+    for profile in PROFILES:
+        assert report[profile][name] == adapt(tool, profile).report(), profile
+    broken = {**tool, "parameters": {"anyOf": [schema]}}
+    report = compatibility_report([broken])["profiles"]
+    for profile in PROFILES:
+        assert report[profile][name] == adapt(broken, profile).report(), profile
+
+
+@pytest.mark.parametrize("schema", HARD)
+def test_the_report_walks_say_what_the_rewrites_do_on_hand_made_edge_schemas(schema: dict[str, Any]) -> None:
+    _assert_verdicts_are_the_reports(_tool(schema, "x" * 3000))
+
+
+def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+_FIVE = ["a", "b", "c", "d", "e"]
+REPORT_EDGES = [
+    # what the rewrite adds counts: null in an optional property's enum, and in a nullable one's
+    _object({"x": {"type": "string", "enum": _FIVE}}),
+    _object({"x": {"type": "string", "enum": _FIVE, "nullable": True}}, ("x",)),
+    _object({f"p{i}": {"type": "string", "enum": []} for i in range(6)}),
+    _object({"x": {"anyOf": [{"type": "string"}], "enum": _FIVE, "nullable": True}}, ("x",)),
+    _object({"x": {"anyOf": [{"type": "object"}], "nullable": True}}, ("x",)),
+    _object({"x": {"type": "string", "enum": ["abcd", "efgh"]}}),
+    # what it leaves out does not: an optional property that cannot be expressed holds many values
+    _object({"x": {"type": "object", "properties": {"e": {"type": "string", "enum": _FIVE * 2}}}, "y": {}}),
+    _object({"x": {"anyOf": [{}, {"type": "string", "enum": _FIVE * 2}]}}),
+    # an object whose type is not declared, and enums or unions in forms no provider takes
+    _object({"x": {"properties": {"y": {"type": "string"}}}}),
+    _object({"x": {"enum": "abc"}}, ("x",)),
+    _object({"x": {"anyOf": {"type": "string"}, "nullable": True}, "y": {"anyOf": {"type": "string"}}}),
+    _object({"x": {"type": ["string", "null"], "enum": ["", None], "format": "uri"}}),
+    _object({"x": {"enum": [1, None]}, "y": {"enum": ["", "a"], "format": "date-time"}}),
+]
+
+
+@pytest.mark.parametrize("schema", [*REPORT_EDGES, *HARD])
+def test_the_report_walks_count_toward_strict_mode_s_limits_as_the_rewritten_schema_holds(
+    schema: dict[str, Any],
+) -> None:
+    with _small_strict_limits():
+        _assert_verdicts_are_the_reports(_tool(schema))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(ROOTS, _SCHEMAS.map(lambda inner: _object({"a": inner, "b": inner}, ("a",)))))
+def test_the_strict_report_walk_counts_toward_the_size_limits_as_the_rewritten_schema_holds(
+    schema: dict[str, Any],
+) -> None:
+    with _small_strict_limits():
+        tool = _tool(schema)
+        assert verdict(tool, "openai-strict") == adapt(tool, "openai-strict").report()
+
+
+@contextmanager
+def _small_strict_limits() -> Iterator[None]:
+    # strict mode's size limits, made small so that schemas cross each of them: the report walk adds
+    # up the rewritten schema without building it, and must refuse exactly where the rewrite does
+    limits = {
+        "MAX_DEPTH": 3, "MAX_PROPERTIES": 6, "MAX_ENUM_VALUES": 5, "LARGE_ENUM": 2,
+        "LARGE_ENUM_CHARACTERS": 6, "MAX_CHARACTERS": 40,
+    }  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        for limit, value in limits.items():
+            patch.setattr(strict, limit, value)
+        yield
+
+
+def test_property_names_that_passed_one_pattern_are_checked_again_for_another() -> None:
+    # the report checks a tool's names for Anthropic then Bedrock in a row and keeps the last pass
+    schema = {"type": "object", "properties": {"a.b": {"type": "string"}}}
+    check_property_names(schema, anthropic.RULES)
+    check_property_names(schema, anthropic.RULES)
+    stricter = replace(anthropic.RULES, property_name=re.compile(r"[a-z]+"))
+    with pytest.raises(Refused, match=re.escape("'a.b' at /parameters/properties/a.b")):
+        check_property_names(schema, stricter)

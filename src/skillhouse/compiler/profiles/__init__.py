@@ -10,11 +10,19 @@ release's compatibility report (:func:`compatibility_report`) is every tool's ve
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Literal, get_args
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
-from skillhouse.compiler.profiles.adaptation import Adaptation
+from skillhouse.compiler.profiles.adaptation import (
+    Adaptation,
+    SchemaRewrite,
+    ToolRules,
+    root_problem,
+    schema_verdict,
+    takes_as_declared,
+)
 from skillhouse.compiler.profiles.strict import neutral_arguments
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
@@ -102,8 +110,20 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     profiles: dict[str, JsonObject] = {profile: {} for profile in PROFILES}
     for tool in tools:  # one tool through every profile in a row: what they share of it is found once
         name = str(tool["name"])
+        parameters = tool.get("parameters")
+        description = tool.get("description") or ""
+        # The usual tool: its root is one every profile takes, checked once, and each profile whose rules
+        # take its name and description as they are (a name pattern is matched once) has only the
+        # schema left to judge. Any other tool gets each profile's verdict in full.
+        usual = type(tool.get("name")) is str and type(description) is str and root_problem(parameters) is None
+        matched: dict[re.Pattern[str], bool] = {}
         for profile in PROFILES:
-            profiles[profile][name] = verdict(tool, profile)
+            rules, schema = _REPORTS[profile]
+            if usual and takes_as_declared(name, description, rules, matched):
+                assert isinstance(parameters, dict)  # root_problem says so
+                profiles[profile][name] = schema_verdict(parameters, rules, schema)
+            else:
+                profiles[profile][name] = verdict(tool, profile)
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:
@@ -114,6 +134,17 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     if listings:
         report["listings"] = listings
     return report
+
+
+_REPORTS: dict[str, tuple[ToolRules, SchemaRewrite]] = {
+    "openai": openai.REPORT,
+    "openai-strict": openai.STRICT_REPORT,
+    "anthropic": anthropic.REPORT,
+    "gemini": gemini.REPORT,
+    "bedrock": bedrock.REPORT,
+    "mcp": mcp.REPORT,
+}
+"""Each profile's rules and report walk, as its :func:`verdict` takes them."""
 
 
 def listing_problem(profile: str, count: int) -> str | None:

@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
+from skillhouse.compiler.profiles.adaptation import (
+    Adaptation,
+    SchemaRewrite,
+    ToolRules,
+    adapt_with,
+    unchanged,
+    verdict_with,
+)
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 PROPERTY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -33,9 +40,13 @@ def adapt(tool: ToolDefinition) -> Adaptation:
     return adapt_with("anthropic", tool, RULES, unchanged, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, unchanged)
+"""The rules and the schema walk of this profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition) -> JsonObject:
     """``adapt(tool).report()``, without building the wire form."""
-    return verdict_with(tool, RULES, unchanged)
+    return verdict_with(tool, *REPORT)
 
 
 def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:

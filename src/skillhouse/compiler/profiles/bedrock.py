@@ -15,7 +15,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
+from skillhouse.compiler.profiles.adaptation import (
+    Adaptation,
+    SchemaRewrite,
+    ToolRules,
+    adapt_with,
+    unchanged,
+    verdict_with,
+)
 from skillhouse.compiler.profiles.anthropic import PROPERTY_NAME
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
@@ -31,6 +38,10 @@ def adapt(tool: ToolDefinition) -> Adaptation:
     return adapt_with("bedrock", tool, RULES, unchanged, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, unchanged)
+"""The rules and the schema walk of this profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition) -> JsonObject:
     """``adapt(tool).report()``, without building the wire form."""
-    return verdict_with(tool, RULES, unchanged)
+    return verdict_with(tool, *REPORT)

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
     Refused,
     Rewrite,
+    SchemaRewrite,
     ToolRules,
     Unexpressible,
     adapt_with,
@@ -55,6 +57,8 @@ FORMATS = {"string": {"enum", "date-time"}, "integer": {"int32", "int64"}, "numb
 _STRUCTURE = frozenset(
     {"type", "nullable", "enum", "anyOf", "properties", "required", "items", "format", "additionalProperties"}
 )
+_KNOWN = KEYWORDS | _STRUCTURE
+"""The keywords :func:`_node` keeps or rewrites: any other is removed."""
 
 
 def gemini_parameters(rw: Rewrite, schema: JsonSchema) -> JsonSchema | None:
@@ -193,27 +197,161 @@ def _show(value: Any) -> str:
 def declaration_parameters(rw: Rewrite, schema: JsonSchema) -> tuple[str, JsonSchema | None]:
     """Which declaration field carries the arguments, and its value: ``parameters`` in the ``Schema``
     subset when it holds the whole tool, else ``parametersJsonSchema`` with the declared schema."""
+    _check_argument_names(schema)
+    whole, subset = _trial(rw, schema, gemini_parameters)
+    if not whole:
+        return "parameters", subset
+    return JSON_SCHEMA_FORM, _without_empty_enum_values(rw, schema, "/parameters")
+
+
+def declaration_report(rw: Rewrite, schema: JsonSchema) -> None:
+    """What :func:`declaration_parameters` records in ``rw`` and refuses, in the same order, without
+    building either form: the compatibility report's path (a test holds the two equal)."""
+    _check_argument_names(schema)
+    whole, _ = _trial(rw, schema, _parameters_report)
+    if whole:
+        _empty_enum_values_moved(rw, schema, "/parameters")
+
+
+def _check_argument_names(schema: JsonSchema) -> None:
     for name in schema.get("properties") or {}:
         if not ARGUMENT_NAME.fullmatch(name):
             raise Refused(
                 f"argument name {name!r} is not letters, digits and underscores, as Gemini requires; "
                 f"rename the argument and map it with names: {{new_name: {name!r}}} (the wire name stays)"
             )
+
+
+def _trial(rw: Rewrite, schema: JsonSchema, subset: Callable[[Rewrite, JsonSchema], Any]) -> tuple[bool, Any]:
+    """Try ``subset`` (the rewrite into the ``Schema`` subset, or its report-only walk) on a trial
+    :class:`Rewrite`: when nothing was left out its changes are the tool's (``False`` and what
+    ``subset`` returned), else ``rw`` records why the tool goes whole as JSON Schema (``True``)."""
     trial = Rewrite()
     try:
-        subset = gemini_parameters(trial, schema)
+        result = subset(trial, schema)
         lost = next((c for c in trial.changes if "left out" in c["change"]), None)
     except Refused as refused:
-        subset, lost = None, {"path": "/parameters", "change": refused.reason}
+        result, lost = None, {"path": "/parameters", "change": refused.reason}
     if lost is None:
         rw.changes.extend(trial.changes)
-        return "parameters", subset
+        return False, result
     rw.change(
         "/parameters",
         f"sent as {JSON_SCHEMA_FORM} (JSON Schema, whole): Gemini's Schema subset would lose "
         f"{lost['path']} ({lost['change']})",
     )
-    return JSON_SCHEMA_FORM, _without_empty_enum_values(rw, schema, "/parameters")
+    return True, None
+
+
+def _parameters_report(rw: Rewrite, schema: JsonSchema) -> None:
+    """:func:`gemini_parameters` without its output."""
+    if schema.get("properties"):
+        rewrite_root(rw, schema, _checked)
+
+
+def _checked(rw: Rewrite, node: Any, path: str, depth: int = 0) -> None:
+    """:func:`_node` without its output: the same changes in the same order, the same problems raised.
+
+    Of the output it keeps only what decides a change: whether it has a ``type`` (and which) and an
+    ``anyOf``."""
+    if not isinstance(node, dict):
+        raise Unexpressible(path, "a schema that is a boolean")
+    if "allOf" in node or "const" in node or "oneOf" in node:
+        node = normalize(rw, node, path)
+    if not _KNOWN.issuperset(node):
+        for key in node:
+            if key not in _KNOWN:
+                rw.change(pointer(path, key), f"{key!r} removed: Gemini's schema has no such field")
+    declared = node.get("type")
+    types = [declared] if type(declared) is str else type_list(node)
+    if "null" in types:
+        types = [t for t in types if t != "null"]
+        rw.change(pointer(path, "type"), "null became nullable: true")
+    typed: str | None = None  # the output's "type"
+    union = len(types) > 1  # whether the output has an "anyOf"
+    if union:
+        rw.change(pointer(path, "type"), "a list of types became anyOf")
+    elif types:
+        typed = types[0]
+    if "anyOf" in node:
+        _checked_branches(rw, node["anyOf"], path)
+        union = True
+    if "enum" in node and _enum_changes(rw, node["enum"], path) and typed is None:
+        typed = "string"
+    if "format" in node:
+        value = node["format"]
+        if not (isinstance(typed, str) and value in FORMATS.get(typed, set())):
+            rw.change(pointer(path, "format"), f"format {value!r} moved into the description: Gemini refuses it")
+    if "object" in types or ("properties" in node and not types):
+        typed = "object"
+        _checked_object(rw, node, path)
+    if "array" in types and isinstance(node.get("items"), dict):
+        _checked(rw, node["items"], pointer(path, "items"))
+    if typed is None and not union:
+        raise Unexpressible(path, "a value of any type (Gemini needs a type)")
+
+
+def _checked_object(rw: Rewrite, node: JsonSchema, path: str) -> None:
+    """:func:`_object` without its output."""
+    if not node.get("properties"):
+        raise Unexpressible(path, "an object that lists no properties (Gemini needs them)")
+    required = [r for r in node.get("required", []) if isinstance(r, str)]
+    kept = False
+    base = path + "/properties"
+    for name, sub in node["properties"].items():  # as rewrite_properties walks them
+        where = pointer(base, name)
+        try:
+            _checked(rw, sub, where)
+        except Unexpressible as problem:
+            if name in required:
+                raise
+            rw.change(where, f"left out (optional): {problem.reason} at {problem.path}")
+            continue
+        kept = True
+    if not kept and path != "/parameters":
+        raise Unexpressible(path, "an object whose properties Gemini cannot express")
+    if "additionalProperties" in node:
+        rw.change(
+            pointer(path, "additionalProperties"),
+            "removed: Gemini has no additionalProperties (the guest still refuses unknown keys)",
+        )
+
+
+def _checked_branches(rw: Rewrite, branches: Any, path: str) -> None:
+    """:func:`_branches` without its output."""
+    kept = False
+    for index, branch in enumerate(branches if isinstance(branches, list) else []):
+        where = f"{path}/anyOf/{index}"
+        if isinstance(branch, dict) and branch.get("type") == "null":
+            rw.change(where, "the null alternative became nullable: true")
+            continue
+        try:
+            _checked(rw, branch, where)
+        except Unexpressible as problem:
+            rw.change(where, f"alternative left out: {problem.reason}")
+            continue
+        kept = True
+    if not kept:
+        raise Unexpressible(path, "no alternative Gemini can express")
+
+
+def _enum_changes(rw: Rewrite, declared: Any, path: str) -> bool:
+    """:func:`_enum`'s changes; whether it gives the output the ``type`` string where it has none."""
+    values = [v for v in declared if v is not None] if isinstance(declared, list) else []
+    if "" in values:
+        values = [v for v in values if v != ""]
+        rw.change(
+            pointer(path, "enum"),
+            "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
+        )
+        if not values:
+            return True
+    if values and all(isinstance(v, str) for v in values):
+        if None in declared:
+            rw.change(pointer(path, "enum"), "null value became nullable: true")
+        return True
+    rw.change(pointer(path, "enum"), "moved into the description: Gemini enums hold strings only")
+    return False
 
 
 def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
@@ -244,6 +382,39 @@ def _without_empty_enum_values(rw: Rewrite, node: Any, path: str) -> Any:
     return out
 
 
+def _empty_enum_values_moved(rw: Rewrite, node: Any, at: _Place) -> None:
+    """The changes :func:`_without_empty_enum_values` records, in its order, without the copy. The
+    place of a node is its parent's place and its key: a pointer is spelled only for a change."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            if isinstance(item, (dict, list)):
+                _empty_enum_values_moved(rw, item, (at, str(index)))
+        return
+    for key, value in node.items():
+        if isinstance(value, (dict, list)):
+            _empty_enum_values_moved(rw, value, (at, key))
+    values = node.get("enum")
+    if isinstance(values, list) and "" in values:
+        rw.change(
+            _pointer((at, "enum")),
+            "the empty string moved into the description: Gemini refuses the whole request over an empty enum value",
+        )
+
+
+_Place = tuple[Any, str] | str
+"""Where a node is: its parent's place and its key, or the root's pointer."""
+
+
+def _pointer(at: _Place) -> str:
+    keys: list[str] = []
+    while not isinstance(at, str):
+        at, key = at
+        keys.append(key)
+    for key in reversed(keys):
+        at = pointer(at, key)
+    return at
+
+
 def _has_empty_enum_value(schema: Any) -> bool:
     """Whether any object anywhere in ``schema`` (as :func:`_without_empty_enum_values` walks it) has an
     ``enum`` list holding ``""``."""
@@ -271,6 +442,10 @@ def adapt(tool: ToolDefinition) -> Adaptation:
     return adapt_with("gemini", tool, RULES, declaration_parameters, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, declaration_report)
+"""The rules and the schema walk of this profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition) -> JsonObject:
     """``adapt(tool).report()``, without building the wire form."""
-    return verdict_with(tool, RULES, declaration_parameters)
+    return verdict_with(tool, *REPORT)

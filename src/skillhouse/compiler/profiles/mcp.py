@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
+from skillhouse.compiler.profiles.adaptation import (
+    Adaptation,
+    SchemaRewrite,
+    ToolRules,
+    adapt_with,
+    unchanged,
+    verdict_with,
+)
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_.-]+"), name_max=128)
@@ -47,6 +54,10 @@ def adapt(tool: ToolDefinition) -> Adaptation:
     return adapt_with("mcp", tool, RULES, unchanged, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, unchanged)
+"""The rules and the schema walk of this profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition) -> JsonObject:
     """``adapt(tool).report()``, without building the wire form."""
-    return verdict_with(tool, RULES, unchanged)
+    return verdict_with(tool, *REPORT)

@@ -22,8 +22,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillhouse.compiler.profiles.adaptation import Adaptation, ToolRules, adapt_with, unchanged, verdict_with
-from skillhouse.compiler.profiles.strict import strict_schema
+from skillhouse.compiler.profiles.adaptation import (
+    Adaptation,
+    SchemaRewrite,
+    ToolRules,
+    adapt_with,
+    unchanged,
+    verdict_with,
+)
+from skillhouse.compiler.profiles.strict import strict_report, strict_schema
 from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
@@ -47,9 +54,14 @@ def adapt(tool: ToolDefinition, *, strict: bool, shape: str) -> Adaptation:
     return adapt_with(profile, tool, RULES, strict_schema if strict else unchanged, wire)
 
 
+REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, unchanged)
+STRICT_REPORT: tuple[ToolRules, SchemaRewrite] = (RULES, strict_report)
+"""The rules and the schema walk of each profile's compatibility report entry (:func:`verdict`)."""
+
+
 def verdict(tool: ToolDefinition, *, strict: bool) -> JsonObject:
     """``adapt(tool, strict=strict, shape=...).report()`` (the same in either shape), without the wire form."""
-    return verdict_with(tool, RULES, strict_schema if strict else unchanged)
+    return verdict_with(tool, *(STRICT_REPORT if strict else REPORT))
 
 
 def deferred(eager: list[ProviderTool], operations: list[ProviderTool]) -> list[ProviderTool]:

@@ -63,6 +63,143 @@ def strict_schema(rw: Rewrite, schema: JsonSchema) -> JsonSchema:
     return dict(out)
 
 
+def strict_report(rw: Rewrite, schema: JsonSchema) -> None:
+    """What :func:`strict_schema` records in ``rw`` and refuses, in the same order, without building the
+    rewritten schema: the compatibility report's path. The size limits apply to the rewritten schema,
+    so the walk adds up what that schema would hold (its :func:`_totals`) instead of walking it again.
+
+    A test holds the two walks equal on generated schemas and the corpus. Whatever this walk does not
+    model (an enum over the large-enum limit, which the report names in the rewritten schema's own
+    order; an ``enum`` or ``anyOf`` that is not a list) is handed to :func:`strict_schema` instead.
+    """
+    if "anyOf" in schema or "oneOf" in schema:
+        raise Refused("strict mode needs an object root, not a union of schemas")
+    mark = len(rw.changes)
+    try:
+        try:
+            properties, enum_values, characters, _ = _sized(rw, schema, "/parameters", 0)
+        except Unexpressible as problem:
+            raise Refused(f"{problem.reason} at {problem.path}, in a required argument") from None
+    except Refused as refused:
+        raise Refused(f"{refused.reason}; an inherent limit of strict mode: the openai profile offers this tool") from None
+    except _Unmodelled:
+        del rw.changes[mark:]
+        strict_schema(rw, schema)
+        return
+    _within_limits(properties, enum_values, characters)
+
+
+class _Unmodelled(Exception):
+    """A node :func:`strict_report` leaves to the rewrite that builds the schema."""
+
+
+_Sizes = tuple[int, int, int, bool]
+_NOTHING: _Sizes = (0, 0, 0, False)
+
+
+def _sized(rw: Rewrite, node: Any, path: str, depth: int) -> _Sizes:
+    """:func:`_node` without its output: the changes it records, what it raises, and of the node it
+    would return the object properties, enum values and characters (as :func:`_totals` counts them)
+    and whether :func:`nullable` would add ``None`` to its enum."""
+    if not isinstance(node, dict):
+        raise Unexpressible(path, "a schema that is a boolean")
+    if "allOf" in node or "const" in node or "oneOf" in node:
+        node = normalize(rw, node, path)
+    null = "nullable" in node and node["nullable"] is True  # the keyword is left out; true makes it nullable
+    if null:
+        rw.change(pointer(path, "nullable"), "became a type that allows null")
+    if KEYWORDS.issuperset(node):  # the usual node: nothing to remove but maybe its format
+        if "format" in node and node["format"] not in FORMATS:
+            rw.change(pointer(path, "format"), f"format {node['format']!r} removed: strict mode does not support it")
+    else:
+        for key, value in node.items():
+            if key not in KEYWORDS:
+                if key != "nullable":
+                    rw.change(pointer(path, key), f"{key!r} removed: strict mode does not support it")
+            elif key == "format" and value not in FORMATS:
+                rw.change(pointer(path, key), f"format {value!r} removed: strict mode does not support it")
+    declared = node.get("type")
+    types = [declared] if type(declared) is str else type_list(node)
+    properties = enum_values = characters = 0
+    extends = False
+    if "enum" in node:
+        values = node["enum"]
+        if type(values) is not list:
+            raise _Unmodelled
+        if None not in values:
+            if null and "anyOf" not in node:
+                values = [*values, None]
+            else:
+                extends = "anyOf" not in node
+        if values:
+            enum_values = len(values)
+            characters = sum(len(v) for v in values if isinstance(v, str))
+            if enum_values >= LARGE_ENUM and characters > LARGE_ENUM_CHARACTERS:
+                raise _Unmodelled  # (or one short of it: an optional property's null would make it one)
+    if "anyOf" in node:
+        branches = node["anyOf"]
+        if type(branches) is not list:
+            raise _Unmodelled
+        kept = 0
+        for index, branch in enumerate(branches):
+            where = f"{path}/anyOf/{index}"
+            try:
+                p, e, c, _ = _sized(rw, branch, where, depth)
+            except Unexpressible as problem:
+                rw.change(where, f"alternative left out: {problem.reason}")
+                continue
+            kept += 1
+            properties, enum_values, characters = properties + p, enum_values + e, characters + c
+        if null and not any(isinstance(b, dict) and b.get("type") == "null" for b in branches):
+            kept += 1  # nullable adds the branch {"type": "null"}: nothing to record or count
+        if not kept:
+            raise Unexpressible(path, "no alternative strict mode can express")
+    if "object" in types or ("properties" in node and not types):
+        p, e, c = _sized_object(rw, node, path, depth + 1)
+        properties, enum_values, characters = properties + p, enum_values + e, characters + c
+    if "array" in types:
+        if not isinstance(node.get("items"), dict):
+            raise Unexpressible(path, "an array whose items are not described")
+        p, e, c, _ = _sized(rw, node["items"], pointer(path, "items"), depth)
+        properties, enum_values, characters = properties + p, enum_values + e, characters + c
+    if not types and "anyOf" not in node and "enum" not in node and "properties" not in node:
+        raise Unexpressible(path, "a value of any type (strict mode needs a type)")
+    if not (properties or enum_values or extends):
+        return _NOTHING
+    return properties, enum_values, characters, extends
+
+
+def _sized_object(rw: Rewrite, node: JsonSchema, path: str, depth: int) -> tuple[int, int, int]:
+    """:func:`_object` without its output (see :func:`_sized`)."""
+    if depth > MAX_DEPTH:
+        raise Unexpressible(path, f"objects nested deeper than {MAX_DEPTH} levels")
+    if is_free_form(node):
+        raise Unexpressible(path, "an object whose keys are not listed (strict mode names every key)")
+    required = [r for r in node.get("required", []) if isinstance(r, str)]
+    properties = enum_values = characters = 0
+    optional: list[str] = []
+    base = path + "/properties"
+    for name, sub in (node.get("properties") or {}).items():  # as rewrite_properties walks them
+        where = pointer(base, name)
+        try:
+            p, e, c, extends = _sized(rw, sub, where, depth)
+        except Unexpressible as problem:
+            if name in required:
+                raise
+            rw.change(where, f"left out (optional): {problem.reason} at {problem.path}")
+            continue
+        properties, enum_values, characters = properties + p + 1, enum_values + e, characters + c + len(name)
+        if name not in required:
+            optional.append(where)
+            if extends:
+                enum_values += 1
+    for where in optional:
+        rw.change(where, "optional: now required and nullable (null leaves it out)")
+    if node.get("additionalProperties", True) is not False:
+        rw.change(pointer(path, "additionalProperties"), "set to false: strict mode allows no unlisted keys")
+    return properties, enum_values, characters
+
+
 def _node(rw: Rewrite, node: Any, path: str, depth: int) -> Any:
     if not isinstance(node, dict):
         raise Unexpressible(path, "a schema that is a boolean")
@@ -155,6 +292,10 @@ def _check_sizes(schema: JsonSchema) -> None:
     properties, enum_values, characters, large_enum = _totals(schema)
     if large_enum:  # the walk in the declaration's order names the first one, as the report must
         properties, enum_values, characters = _measure(schema)
+    _within_limits(properties, enum_values, characters)
+
+
+def _within_limits(properties: int, enum_values: int, characters: int) -> None:
     if properties > MAX_PROPERTIES:
         raise Refused(f"{properties} object properties; strict mode allows at most {MAX_PROPERTIES}")
     if enum_values > MAX_ENUM_VALUES:
