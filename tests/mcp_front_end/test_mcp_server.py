@@ -306,6 +306,24 @@ def test_over_stdio_a_terminated_server_stops_at_once_with_status_0(env: dict[st
         assert process.wait(timeout=10) == 0
 
 
+def test_over_http_a_server_terminated_as_soon_as_it_announces_itself_stops_with_status_0(env: dict[str, str]) -> None:
+    # a supervisor may stop it at once: the signal comes before uvicorn has put in its own handlers, and
+    # raised there as KeyboardInterrupt it was lost, the server serving on (the bench's start-up row hung)
+    for _ in range(3):
+        with subprocess.Popen(command("--skill", SKILL, "--tenant", TENANT, "--http", "0"), env={**os.environ, **env},
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
+            assert process.stderr is not None
+            banner = process.stderr.readline()
+            assert " at http://127.0.0.1:" in banner
+            port = int(banner.rsplit(":", 1)[1].split("/", 1)[0])
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()  # as a readiness probe does
+            process.terminate()
+            try:
+                assert process.wait(timeout=15) == 0
+            finally:
+                process.kill()
+
+
 @pytest.fixture
 def http_server(env: dict[str, str]) -> Iterator[str]:
     """``skillhouse mcp --http 0`` in a process of its own; the URL it announces. It must stop cleanly."""

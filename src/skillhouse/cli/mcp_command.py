@@ -244,8 +244,15 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
         port = listening.getsockname()[1]
         print(f"skillhouse mcp: turn {turn.turn_id} ({turn.tenant}): {len(tools.definitions)} tools of {names} "
               f"at http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+        # A signal before uvicorn has put in its own handlers (it starts after the banner, which a
+        # supervisor may answer at once) must still stop it: raised as KeyboardInterrupt at that point,
+        # inside the event loop's start, it could be lost and the server serve on. So in this mode a
+        # signal only asks the server to exit, as uvicorn's own handlers do once it runs.
+        stopping = _Stopping()
+        signal.signal(signal.SIGTERM, stopping.ask)
+        signal.signal(signal.SIGINT, stopping.ask)
         with listening:
-            anyio.run(serve_http, server, listening)
+            anyio.run(serve_http, server, listening, None, stopping.attach)
         return 0
     except KeyboardInterrupt:
         return 0
@@ -261,6 +268,24 @@ def run_mcp(refs: Sequence[str], tenant: str | None, http_port: int | None, gues
 
 def _interrupt(_signal: int, _frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+class _Stopping:
+    """A signal to the HTTP server, asked for before or after uvicorn exists (its ``should_exit``)."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self.server: Any = None
+
+    def ask(self, _signal: int, _frame: Any) -> None:
+        self.asked = True
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def attach(self, server: Any) -> None:
+        self.server = server
+        if self.asked:
+            server.should_exit = True
 
 
 def _leave(_signal: int, _frame: Any) -> None:

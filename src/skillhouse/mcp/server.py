@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -198,10 +198,17 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.Event | None = None) -> None:
+async def serve_http(
+    server: Server[Any],
+    listening: socket.socket,
+    stop: anyio.Event | None = None,
+    on_server: Callable[[Any], None] | None = None,
+) -> None:
     """Serve streamable HTTP at ``/mcp`` on the bound, listening ``listening`` socket.
 
-    Until SIGINT or SIGTERM, or until ``stop`` is set (then it shuts down gracefully). The caller
+    Until SIGINT or SIGTERM, or until ``stop`` is set (then it shuts down gracefully). ``on_server`` is
+    handed the uvicorn server before it starts, so a signal that came before uvicorn listens for them
+    can still stop it (setting its ``should_exit``; see ``skillhouse mcp``). The caller
     binds the socket (:func:`listening_socket`) so it knows the port, and can say so, before a
     request arrives; connections made meanwhile wait in the backlog. DNS-rebinding protection is on.
 
@@ -216,6 +223,8 @@ async def serve_http(server: Server[Any], listening: socket.socket, stop: anyio.
     host = listening.getsockname()[0]
     app = server.streamable_http_app(host=host, json_response=True)
     http = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    if on_server is not None:
+        on_server(http)
 
     async def stop_when_told(event: anyio.Event) -> None:
         await event.wait()
