@@ -150,7 +150,7 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
         below = depth - 1 if len(value) > _WRAPPER else depth
         keys = sorted(value)
         if below <= 0:
-            yield from _runs(keys, value.__getitem__, below, True)
+            yield from _runs(keys, value.__getitem__, below)
             return
         opening = b"{"
         for key in keys:
@@ -161,7 +161,7 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
     elif (kind is list or kind is tuple) and (depth > 0 or len(value) > _MANY):
         below = depth - 1 if len(value) > _WRAPPER else depth
         if below <= 0:
-            yield from _runs(value, None, below, False)
+            yield from _runs(value, None, below)
             return
         opening = b"["
         for item in value:
@@ -173,7 +173,7 @@ def canonical_parts(value: Any, depth: int = 2) -> Iterator[bytes]:
         yield canonical_json(value)
 
 
-def _runs(members: Sequence[Any], value_of: Callable[[Any], Any] | None, below: int, mapping: bool) -> Iterator[bytes]:
+def _runs(members: Sequence[Any], value_of: Callable[[Any], Any] | None, below: int) -> Iterator[bytes]:
     """An object's members (``members`` its sorted keys, ``value_of`` their values) or an array's items,
     below the depth where members are split: each written whole, except one of many members of its own
     (split as :func:`canonical_parts` splits it). Consecutive members written whole go in runs: the
@@ -182,6 +182,7 @@ def _runs(members: Sequence[Any], value_of: Callable[[Any], Any] | None, below: 
     :data:`_PIECE`, and halves when a run is over twice that, so a piece, the most of the text held at
     once, stays near :data:`_PIECE` (tool verdicts of a few hundred bytes go dozens at a time).
     """
+    mapping = value_of is not None
     opening, closing = (b"{", b"}") if mapping else (b"[", b"]")
     if not members:
         yield opening + closing

@@ -297,8 +297,7 @@ def _cut_savings(node: JsonSchema, level: int, savings: dict[int, int], walked: 
 
 _MAP, _ONE, _LIST, _ITEMS_LIST = "map", "one", "list", "items-list"
 _EDGES = {
-    "properties": _MAP, **dict.fromkeys(_CHILD_ONE, _ONE), "allOf": _LIST, "anyOf": _LIST, "oneOf": _LIST,
-    "prefixItems": _ITEMS_LIST,
+    "properties": _MAP, **dict.fromkeys(_CHILD_ONE, _ONE), **dict.fromkeys(_CHILD_LISTS, _LIST), "prefixItems": _ITEMS_LIST,
 }
 """The keywords whose values hold schemas, by how: a map of them, one, a list at the same level, or
 ``prefixItems``' list a level down."""

@@ -131,7 +131,8 @@ def check_property_names(schema: Any, rules: ToolRules, path: str = "/parameters
     """Refuse the tool when a property name anywhere in ``schema`` breaks the provider's pattern."""
     global _last_match
     pattern = rules.property_name
-    if pattern is None or (_last_match[0] is schema and _last_match[1] is pattern):
+    held, held_pattern = _last_match  # read once: another thread may replace it between two reads
+    if pattern is None or (held is schema and held_pattern is pattern):
         return
     if all(pattern.fullmatch(name) for name in property_names(schema)):
         _last_match = (schema, pattern)
@@ -245,9 +246,7 @@ def verdict_with(tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) 
         _fit(rw, str(tool.get("name", "")), tool, rules, schema)
     except Refused as refused:
         return {"status": "refused", "reason": refused.reason}
-    if rw.changes:
-        return {"status": "adapted", "changes": rw.changes}
-    return {"status": "ok"}
+    return _changed_or_ok(rw)
 
 
 def takes_as_declared(name: str, description: str, rules: ToolRules, matched: dict[re.Pattern[str], bool]) -> bool:
@@ -278,9 +277,11 @@ def schema_verdict(parameters: JsonSchema, rules: ToolRules, schema: SchemaRewri
         schema(rw, parameters)
     except Refused as refused:
         return {"status": "refused", "reason": refused.reason}
-    if rw.changes:
-        return {"status": "adapted", "changes": rw.changes}
-    return {"status": "ok"}
+    return _changed_or_ok(rw)
+
+
+def _changed_or_ok(rw: Rewrite) -> JsonObject:
+    return {"status": "adapted", "changes": rw.changes} if rw.changes else {"status": "ok"}
 
 
 def _fit(rw: Rewrite, name: str, tool: ToolDefinition, rules: ToolRules, schema: SchemaRewrite) -> tuple[str, str, Any]:
