@@ -12,7 +12,8 @@ from tests.corpus import corpus_spec
 from typer.testing import CliRunner
 
 from skillhouse.cli import app
-from skillhouse.release_cache import cached_listing, cached_release, package_key
+from skillhouse.compiler import compile_dir
+from skillhouse.release_cache import cached_listing, cached_release, package_key, remember_release
 from skillhouse.settings import Settings
 
 
@@ -63,10 +64,25 @@ def test_a_damaged_cache_entry_is_a_miss(cache: Path, make_package: PackageFacto
     skill = make_package({"ping.md": "---\noperation:\n  method: GET\n  url: https://api.test/ping\n---\nPing.\n"}, name="pinger")
     first = tools(skill)
     key = package_key(skill)
-    (cache / f"{key}.json").write_text("{not json")
-    (cache / f"{key}.tools.json").write_bytes(b"\xff not UTF-8")
-    assert cached(skill) is None and cached_listing(cache, skill) is None
-    assert tools(skill) == first
+    kept = (cache / f"{key}.marshal").read_bytes()
+    for damaged in (b"{not marshal data", kept[: len(kept) // 2]):  # another format; a write cut short
+        (cache / f"{key}.marshal").write_bytes(damaged)
+        (cache / f"{key}.tools.json").write_bytes(b"\xff not UTF-8")
+        assert cached(skill) is None and cached_listing(cache, skill) is None
+        assert tools(skill) == first
+
+
+def test_a_kept_release_reads_back_as_the_compiled_document_in_its_key_order(cache: Path, tmp_path: Path) -> None:
+    spec = corpus_spec("readme-3.0-parameters-style.json")
+    imported = CliRunner().invoke(app, ["import-openapi", str(spec), "--out", str(tmp_path / "out")])
+    assert imported.exit_code == 0, imported.output
+    skill = next((tmp_path / "out").iterdir())
+    compiled = compile_dir(skill)[0]
+    assert compiled is not None
+    kept = cached(skill)
+    assert kept == compiled.document
+    # equal dicts may list their keys in another order; the JSON text a command prints from them may not
+    assert json.dumps(kept, ensure_ascii=False) == json.dumps(compiled.document, ensure_ascii=False)
 
 
 def test_tools_prints_the_listing_the_import_kept_without_decoding_the_release(cache: Path, tmp_path: Path) -> None:
@@ -75,9 +91,9 @@ def test_tools_prints_the_listing_the_import_kept_without_decoding_the_release(c
     skill = next((tmp_path / "out").iterdir())
     key = package_key(skill)
     kept = (cache / f"{key}.tools.json").read_text(encoding="utf-8")
-    (cache / f"{key}.json").write_text("{not json")  # the release is not read for the neutral listing
+    (cache / f"{key}.marshal").write_bytes(b"{not marshal data")  # the release is not read for the neutral listing
     assert tools(skill) == kept + "\n"
-    (cache / f"{key}.json").unlink()
+    (cache / f"{key}.marshal").unlink()
     (cache / f"{key}.tools.json").unlink()
     assert tools(skill) == kept + "\n"  # compiled afresh: the same text
     assert cached_listing(cache, skill) == kept  # and kept again
@@ -92,3 +108,12 @@ def test_a_malformed_setting_stops_tools_with_one_line_naming_it(
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
         "error: invalid-settings: SKILLHOUSE_KEY_TTL_SECONDS must be a number of seconds, not 'a day'"]
+
+
+def test_a_release_too_deeply_nested_to_keep_is_left_out_not_raised(tmp_path: Path, make_package: PackageFactory) -> None:
+    skill = make_package({"ping.md": "---\noperation:\n  method: GET\n  url: https://api.test/ping\n---\nPing.\n"}, name="pinger")
+    nested: dict[str, object] = {}
+    for _ in range(5000):  # past marshal's nesting limit
+        nested = {"inner": nested}
+    remember_release(tmp_path / "cache", skill, {"operations": [], "nested": nested})
+    assert cached_release(tmp_path / "cache", skill) is None
