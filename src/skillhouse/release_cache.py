@@ -201,6 +201,9 @@ def _write(directory: Path, name: str, data: bytes) -> None:
 
 
 def _prune(directory: Path) -> None:
+    for legacy in directory.glob("*.json"):  # a release kept as JSON by an earlier version: never read again
+        if not legacy.name.endswith(_LISTING):
+            legacy.unlink(missing_ok=True)
     releases = list(directory.glob(f"*{_RELEASE}"))
     for old in sorted(releases, key=lambda p: p.stat().st_mtime)[:-KEEP]:
         old.unlink(missing_ok=True)

@@ -117,3 +117,17 @@ def test_a_release_too_deeply_nested_to_keep_is_left_out_not_raised(tmp_path: Pa
         nested = {"inner": nested}
     remember_release(tmp_path / "cache", skill, {"operations": [], "nested": nested})
     assert cached_release(tmp_path / "cache", skill) is None
+
+
+def test_a_write_clears_releases_an_earlier_version_kept_as_json_and_keeps_listings(
+    tmp_path: Path, make_package: PackageFactory
+) -> None:
+    skill = make_package({"ping.md": "---\noperation:\n  method: GET\n  url: https://api.test/ping\n---\nPing.\n"}, name="pinger")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "0123abcd.json").write_text('{"operations": []}')  # no version reads these any more
+    (cache / "0123abcd.tools.json").write_text("[]")  # a listing: still read when its key matches
+    compiled = compile_dir(skill)[0]
+    assert compiled is not None
+    remember_release(cache, skill, compiled.document)
+    assert sorted(p.name for p in cache.iterdir()) == sorted(["0123abcd.tools.json", f"{package_key(skill)}.marshal"])
