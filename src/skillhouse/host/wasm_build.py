@@ -123,10 +123,11 @@ def installed_version(name: str) -> str:
     module = name.replace("-", "_")
     spec = importlib.util.find_spec(module)  # a top-level name: found, not imported
     if spec is not None and spec.origin is not None:
-        beside = Path(spec.origin).parent.parent
-        found = list(beside.glob(f"{module}-*.dist-info"))
+        prefix, suffix = f"{module}-", ".dist-info"
+        found = [entry for entry in os.listdir(Path(spec.origin).parent.parent)
+                 if entry.startswith(prefix) and entry.endswith(suffix)]  # fmt: skip
         if len(found) == 1:
-            return found[0].name[len(module) + 1 : -len(".dist-info")]
+            return found[0][len(prefix) : -len(suffix)]
     from importlib.metadata import version  # only here: see above
 
     return version(name)
