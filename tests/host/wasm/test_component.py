@@ -200,6 +200,32 @@ def test_a_distribution_without_a_dist_info_folder_beside_its_module_is_looked_u
         installed_version("no-such-distribution-anywhere")
 
 
+def installed_at(site: Path, name: str, *versions: str) -> None:
+    """A module ``name`` in ``site`` with one ``.dist-info`` folder per version, as an installer leaves them."""
+    (site / name).mkdir()
+    (site / name / "__init__.py").write_text("")
+    for version in versions:
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_the_version_is_read_from_the_one_dist_info_folder_beside_the_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed_at(tmp_path, "skillhouse_fake_tool", "1.2.3")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    assert installed_version("skillhouse-fake-tool") == "1.2.3"
+
+
+def test_several_dist_info_folders_are_left_to_importlib_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed_at(tmp_path, "skillhouse_fake_tool", "1.0", "2.0")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    assert installed_version("skillhouse-fake-tool") == importlib.metadata.version("skillhouse-fake-tool")
+
+
 def test_a_warm_start_loads_the_cached_component_without_importing_what_only_a_build_needs(
     agent_component: BuiltComponent,
 ) -> None:
