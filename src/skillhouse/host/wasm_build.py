@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.metadata
+import importlib.util
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -113,7 +109,28 @@ def make_engine() -> wasmtime.Engine:
 
 
 def tool_versions() -> dict[str, str]:
-    return {name: importlib.metadata.version(name) for name in ("componentize-py", "wasmtime")}
+    return {name: installed_version(name) for name in ("componentize-py", "wasmtime")}
+
+
+def installed_version(name: str) -> str:
+    """The installed version of the distribution ``name``, whose top-level module has its name (``-`` read as ``_``).
+
+    Read from the ``<name>-<version>.dist-info`` folder installers write beside the module: every warm start
+    needs both tools' versions for the cache keys, and importing :mod:`importlib.metadata` cost more than the
+    rest of the cache lookup (about a fifth of a warm start in a new process). Anything else (no such folder,
+    or several) is left to :func:`importlib.metadata.version`.
+    """
+    module = name.replace("-", "_")
+    spec = importlib.util.find_spec(module)  # a top-level name: found, not imported
+    if spec is not None and spec.origin is not None:
+        prefix, suffix = f"{module}-", ".dist-info"
+        found = [entry for entry in os.listdir(Path(spec.origin).parent.parent)
+                 if entry.startswith(prefix) and entry.endswith(suffix)]  # fmt: skip
+        if len(found) == 1:
+            return found[0][len(prefix) : -len(suffix)]
+    from importlib.metadata import version  # only here: see above
+
+    return version(name)
 
 
 def staged_files(app: GuestApp) -> dict[str, bytes]:
@@ -147,18 +164,21 @@ def machine() -> str:
     try:
         cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:  # not Linux: the processor's name is the best identity there is
+        import platform  # only here: every warm start calls this, and os.uname answers the rest
+
         cpuinfo = f"flags: {platform.processor()}"
     for line in cpuinfo.splitlines():
         if line.startswith(("flags", "Features")):  # x86 and Arm spell it differently
             features = " ".join(sorted(line.partition(":")[2].split()))
             break
-    return f"{platform.system()}-{platform.machine()}-{_digest([('cpu', features.encode())], 12)}"
+    system = os.uname()
+    return f"{system.sysname}-{system.machine}-{_digest([('cpu', features.encode())], 12)}"
 
 
 def native_key(component_key: str, machine_id: str | None = None) -> str:
     """The compiled code's key: the component's, the engine configuration, wasmtime's version, the machine."""
     parts = [("component", component_key.encode()), ("engine", ENGINE_CONFIG.encode()),
-             ("wasmtime", importlib.metadata.version("wasmtime").encode()),
+             ("wasmtime", installed_version("wasmtime").encode()),
              ("machine", (machine() if machine_id is None else machine_id).encode())]
     return _digest(parts, 16)
 
@@ -219,6 +239,10 @@ def discard_compiled(built: BuiltComponent) -> None:
 
 
 def _componentize(app: GuestApp, wit_path: Path, output: Path) -> None:
+    # imported by the build alone: a warm start, which only reads the cache, does without them
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="skillhouse-guest-") as scratch:
         stage = Path(scratch) / "stage"
         for relative, content in staged_files(app).items():
@@ -256,6 +280,8 @@ def _failure_summary(output: str) -> str:
 
 
 def _builder_command() -> list[str]:
+    import shutil  # the build's alone, as in _componentize
+
     beside = Path(sys.executable).parent / "componentize-py"
     found = str(beside) if beside.is_file() else shutil.which("componentize-py")
     if found is None:

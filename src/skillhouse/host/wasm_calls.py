@@ -72,7 +72,9 @@ def _prototype(name: str, restype: Any, *argtypes: Any) -> Any:
 
 _func_call = _prototype("wasmtime_component_func_call", c_void_p, c_void_p, c_void_p, c_void_p, c_size_t,
                         c_void_p, c_size_t)  # fmt: skip
-_val_delete = _prototype("wasmtime_component_val_delete", None, c_void_p)
+# called with the interpreter's lock held (a Python-API prototype): it only frees memory, and releasing and
+# taking the lock again around it cost more than the call
+_val_delete = ctypes.PYFUNCTYPE(None, c_void_p)(("wasmtime_component_val_delete", capi.dll))
 _byte_vec_new = _prototype("wasm_byte_vec_new", None, c_void_p, c_size_t, c_char_p)
 # UTF-8 at an address straight into a str: one call, where ctypes.string_at and bytes.decode made a copy
 # in between (the C API is called with the interpreter's lock held, as every ctypes.pythonapi function)
@@ -147,18 +149,22 @@ class Exports:
         self._store = store  # the context address is valid as long as the store lives
         self._funcs = dict(funcs)  # and a handle's address as long as its Func
         self.context = context_address(store)
-        self._handles = {name: ctypes.addressof(func._func) for name, func in self._funcs.items()}
         self._params = (StringVal * MAX_PARAMS)()
         self._slots = [self._params[index] for index in range(MAX_PARAMS)]
         for slot in self._slots:
             slot.kind = _STRING_KIND
-        self._params_at = ctypes.addressof(self._params)
         self._result = _ReadVal()
-        self._result_at = ctypes.addressof(self._result)
+        self._result_at = c_void_p(ctypes.addressof(self._result))
+        # every address a call passes, as the C type its prototype takes: converting a Python int to it was a
+        # good part of each foreign call's cost, and these never change for the instance
+        context, params = c_void_p(self.context), c_void_p(ctypes.addressof(self._params))
+        self._targets = {
+            name: (c_void_p(ctypes.addressof(func._func)), context, params) for name, func in self._funcs.items()
+        }
         self._unpack_result = _VAL_LAYOUT.unpack_from
 
     def __contains__(self, name: str) -> bool:
-        return name in self._handles
+        return name in self._targets
 
     def call(self, name: str, *args: str) -> str:
         """Call the export ``name``; its string result.
@@ -166,12 +172,13 @@ class Exports:
         A trap or a host function's error raises :class:`wasmtime.WasmtimeError`; then the instance must
         not be entered again.
         """
+        handle, context, params = self._targets[name]
         slots = self._slots
         for slot, text in zip(slots, args, strict=False):
             data = text.encode("utf-8")
             slot.size = len(data)
             slot.data = data  # wasmtime only reads it during the call: no copy is made here
-        error = _func_call(self._handles[name], self.context, self._params_at, len(args), self._result_at, 1)
+        error = _func_call(handle, context, params, len(args), self._result_at, 1)
         for slot in slots[: len(args)]:
             slot.data = None  # the argument's bytes are not kept past the call
         if error:

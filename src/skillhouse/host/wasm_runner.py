@@ -139,7 +139,7 @@ class WasmRunner:
             listing = self._listing
             if listing is None:
                 host_calls = self._host_calls
-                listing = self._enter("list-tools", ())
+                listing = self._enter("list-tools")
                 # kept only when the call returned (a failure discards the instance and counts a restart)
                 # and its answer came from the guest's state alone
                 if self._exports is not None and self._host_calls == host_calls:
@@ -148,7 +148,7 @@ class WasmRunner:
 
     def call_tool(self, name: str, arguments: str) -> str:
         with self._lock:
-            answer = self._enter("call-tool", (name, arguments))
+            answer = self._enter("call-tool", name, arguments)
             if answer[:1] != SEND:
                 return answer
             # the guest's request, unsent: its fetch_url answer is the call's (see host/wit/agent.wit)
@@ -164,7 +164,7 @@ class WasmRunner:
 
     def run_turn(self, request: str) -> str:
         with self._lock:
-            return self._enter("run-turn", (request,))
+            return self._enter("run-turn", request)
 
     def forget_listing(self) -> None:
         """Drop the kept listing, as any entry into the guest does: the next :meth:`list_tools` calls the export."""
@@ -216,7 +216,7 @@ class WasmRunner:
             self._exports = Exports(store, {name: func for name, func in funcs.items() if func is not None})
         return self._exports, self._budget
 
-    def _enter(self, export: str, args: tuple[str, ...]) -> str:
+    def _enter(self, export: str, *args: str) -> str:
         """Call ``export`` of the instance (made if need be); the caller holds the lock."""
         self._listing = None  # guest code runs: its state may change
         exports, budget = self._exports, self._budget

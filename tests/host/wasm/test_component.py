@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import platform
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,7 @@ from skillhouse.host.wasm_build import (
     GuestBuildError,
     cache_key,
     ensure_component,
+    installed_version,
     machine,
     make_engine,
     native_key,
@@ -183,3 +188,53 @@ def test_compiled_code_the_engine_refuses_is_compiled_again_on_load(agent_compon
 
     assert loaded.component is not None
     assert (tmp_path / agent_component.compiled.name).stat().st_size == agent_component.compiled.stat().st_size
+
+
+def test_the_tools_versions_are_those_importlib_metadata_reads() -> None:
+    for name in ("componentize-py", "wasmtime"):
+        assert installed_version(name) == importlib.metadata.version(name)
+
+
+def test_a_distribution_without_a_dist_info_folder_beside_its_module_is_looked_up_by_importlib_metadata() -> None:
+    with pytest.raises(importlib.metadata.PackageNotFoundError):
+        installed_version("no-such-distribution-anywhere")
+
+
+def installed_at(site: Path, name: str, *versions: str) -> None:
+    """A module ``name`` in ``site`` with one ``.dist-info`` folder per version, as an installer leaves them."""
+    (site / name).mkdir()
+    (site / name / "__init__.py").write_text("")
+    for version in versions:
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_the_version_is_read_from_the_one_dist_info_folder_beside_the_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed_at(tmp_path, "skillhouse_fake_tool", "1.2.3")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    assert installed_version("skillhouse-fake-tool") == "1.2.3"
+
+
+def test_several_dist_info_folders_are_left_to_importlib_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed_at(tmp_path, "skillhouse_fake_tool", "1.0", "2.0")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    assert installed_version("skillhouse-fake-tool") == importlib.metadata.version("skillhouse-fake-tool")
+
+
+def test_a_warm_start_loads_the_cached_component_without_importing_what_only_a_build_needs(
+    agent_component: BuiltComponent,
+) -> None:
+    script = (
+        "import sys; from skillhouse.host.wasm_runner import loaded_component; loaded_component(); "
+        "print(' '.join(m for m in ('importlib.metadata', 'subprocess', 'tempfile', 'shutil') if m in sys.modules))"
+    )
+    env = {**os.environ, "SKILLHOUSE_GUEST_CACHE": str(agent_component.compiled.parent)}
+
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+
+    assert result.stdout.split() == []
