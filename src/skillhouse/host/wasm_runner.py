@@ -11,7 +11,10 @@ A trap in the guest answers that call ``{"error": {"code": "guest-trap"}}`` and 
 fresh instance (a trapped instance cannot be entered again). A call whose guest code runs longer
 than ``timeout`` seconds is interrupted by epoch (see :mod:`skillhouse.host.wasm_clock`); time the
 host spends on the guest's behalf, so a slow model or upstream, does not count against the guest.
-It answers ``guest-timeout``, again with a fresh instance next. An exception raised by the host
+It answers ``guest-timeout``, again with a fresh instance next. Each linear memory of an instance may
+grow to ``memory_limit`` bytes (:data:`DEFAULT_MEMORY_LIMIT`) and no further: a guest holding more (a
+model's answer or a tool's arguments of hundreds of MB, or a guest gone wrong) traps, answering that
+call ``guest-trap``, instead of growing the host process without bound. An exception raised by the host
 itself propagates unchanged, as it would in process, and the next call gets a fresh instance too.
 
 A tool call whose answer is what the host's ``fetch_url`` answers crosses the boundary once:
@@ -65,6 +68,9 @@ HOST_FUNCTIONS = (
     ("log", "log", False),
 )
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
+"""Bytes each of an instance's linear memories may hold: the guest starts at about 13 MB and holds a turn's
+releases about three times over (Stripe's 3.7 MB release of 468 operations: 24 MB in all)."""
 
 
 @dataclass(frozen=True)
@@ -114,12 +120,14 @@ class WasmRunner:
         *,
         cache_dir: Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        memory_limit: int = DEFAULT_MEMORY_LIMIT,
         app: GuestApp = AGENT_APP,
         progress: Progress | None = None,
         loaded: LoadedComponent | None = None,
     ) -> None:
         self.host = host
         self.timeout = timeout
+        self.memory_limit = memory_limit
         loaded = loaded or loaded_component(app, cache_dir, progress)
         self._engine, self._component, self._clock = loaded.engine, loaded.component, loaded.clock
         self._failure = HostFailure()
@@ -205,6 +213,7 @@ class WasmRunner:
     def _instance(self) -> tuple[Exports, GuestBudget]:
         if self._exports is None or self._budget is None:
             store = wasmtime.Store(self._engine)
+            store.set_limits(memory_size=self.memory_limit)  # memory.grow past it fails: the guest traps
             budget = GuestBudget(self._clock, context_address(store), self.timeout)
             self._budget = budget
             budget.start()  # instantiation runs guest code too

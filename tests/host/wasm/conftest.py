@@ -17,7 +17,7 @@ import pytest
 
 from skillhouse.compiler import compile_dir
 from skillhouse.host.wasm_build import BuiltComponent, GuestApp, default_cache_dir, ensure_component
-from skillhouse.host.wasm_runner import WasmRunner
+from skillhouse.host.wasm_runner import DEFAULT_MEMORY_LIMIT, WasmRunner
 
 ROOT = Path(__file__).resolve().parents[3]
 HOLLOWBROOK = ROOT / "examples" / "hollowbrook"
@@ -83,12 +83,12 @@ class ProbeHost:
 def probe(
     probe_component: BuiltComponent, cache_dir: Path
 ) -> Iterator[Callable[..., tuple[WasmRunner, ProbeHost]]]:
-    """``probe(timeout=..., hold=...)``: a wasm runner of the probe component and its host."""
+    """``probe(timeout=..., memory_limit=..., hold=...)``: a wasm runner of the probe component and its host."""
     runners: list[WasmRunner] = []
 
-    def make(timeout: float = 5.0, **host_options: Any) -> tuple[WasmRunner, ProbeHost]:
+    def make(timeout: float = 5.0, memory_limit: int = DEFAULT_MEMORY_LIMIT, **host_options: Any) -> tuple[WasmRunner, ProbeHost]:
         host = ProbeHost(**host_options)
-        runner = WasmRunner(host, cache_dir=cache_dir, timeout=timeout, app=PROBE_APP)
+        runner = WasmRunner(host, cache_dir=cache_dir, timeout=timeout, memory_limit=memory_limit, app=PROBE_APP)
         runners.append(runner)
         return runner, host
 

@@ -3,7 +3,7 @@
 Built like the real guest (WASI stubbed, only ``host/wit/agent.wit`` imported). ``call_tool`` by name:
 ``echo`` hands its arguments to ``fetch-url``; ``count`` counts calls in this instance; ``open-file``
 reads a file; ``open-socket`` connects to ``{"port"}`` on loopback; ``raise`` leaves an exception
-uncaught; ``spin`` never returns. ``run_turn`` asks the host to ``complete`` and then spins if told to.
+uncaught; ``spin`` never returns; ``hoard`` keeps ``{"mb"}`` MB more of memory each call. ``run_turn`` asks the host to ``complete`` and then spins if told to.
 """
 
 import importlib
@@ -16,6 +16,7 @@ except ImportError:  # the wasm Python may have no socket module at all; then th
 
 host = importlib.import_module("wit_world.imports.host")
 calls = 0
+hoard: list[bytearray] = []
 
 
 class WitWorld:
@@ -41,6 +42,9 @@ class WitWorld:
             return json.dumps({"connected": True})
         if name == "raise":
             raise RuntimeError("the guest gave up")
+        if name == "hoard":
+            hoard.append(bytearray(args["mb"] * 1024 * 1024))
+            return json.dumps({"held_mb": sum(len(held) for held in hoard) // (1024 * 1024)})
         if name == "spin":
             while True:
                 calls += 1

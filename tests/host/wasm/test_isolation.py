@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from skillhouse.host.wasm_runner import WasmRunner
+from skillhouse.host.wasm_runner import DEFAULT_MEMORY_LIMIT, WasmRunner
+
+MB = 1024 * 1024
 
 Probe = Callable[..., tuple[WasmRunner, Any]]
 
@@ -100,3 +102,30 @@ def test_an_exception_in_the_host_propagates_and_the_next_call_gets_a_fresh_gues
 
     host.fail_complete = False
     assert json.loads(runner.run_turn("{}")) == {"content": "done", "tool_calls": []}
+
+
+def test_a_guest_holding_more_than_its_memory_limit_traps_and_the_next_call_starts_afresh(probe: Probe) -> None:
+    runner, _ = probe(memory_limit=64 * MB)
+    assert call(runner, "hoard", {"mb": 16}) == {"held_mb": 16}  # within the limit: held across calls
+    assert call(runner, "hoard", {"mb": 16}) == {"held_mb": 32}
+
+    answer = call(runner, "hoard", {"mb": 48})
+
+    assert answer["error"]["code"] == "guest-trap"
+    assert call(runner, "hoard", {"mb": 16}) == {"held_mb": 16}  # a fresh instance holds nothing
+    assert runner.restarts == 1
+
+
+def test_arguments_larger_than_the_guests_memory_never_reach_it(probe: Probe) -> None:
+    runner, _ = probe(memory_limit=32 * MB)
+
+    answer = json.loads(runner.call_tool("count", json.dumps({"pad": "x" * (40 * MB)})))
+
+    assert answer["error"]["code"] == "guest-trap"
+    assert call(runner, "count") == {"calls": 1}
+
+
+def test_a_runners_guest_memory_is_limited_by_default(probe: Probe) -> None:
+    runner, _ = probe()
+    assert runner.memory_limit == DEFAULT_MEMORY_LIMIT
+    assert call(runner, "hoard", {"mb": DEFAULT_MEMORY_LIMIT // MB})["error"]["code"] == "guest-trap"
