@@ -39,6 +39,8 @@ def handed_packages() -> Iterator[list[SkillPackage]]:
 
 
 def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
+    # the shared types as parsed from the written types.json, key order and value types included
+    assert repr(first.types) == repr(json.loads(result.files["types.json"]) if "types.json" in result.files else {})
     read_manifest, errors = read_package(first.name, {"SKILL.md": result.files["SKILL.md"]}, label="")
     assert errors == [] and read_manifest.manifest is not None and first.manifest is not None
     assert repr(first.manifest) == repr(read_manifest.manifest)

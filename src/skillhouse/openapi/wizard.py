@@ -24,7 +24,14 @@ from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
 from skillhouse.openapi.references import RefPolicy, Spot
-from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
+from skillhouse.openapi.render import (
+    clean_text,
+    manifest_file,
+    operation_markdown,
+    skill_name,
+    types_as_read,
+    types_file,
+)
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
@@ -123,10 +130,12 @@ def _import(
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
     converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec, refs), label, name, include, exclude, progress, server, curation)
     chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
+    # The shared types from here on are as reading types.json back gives them (the converter's own are freed).
+    types = converted.types = types_as_read(converted.types)
     files = {filename: markdown.text for filename, markdown in rendered.items()}
-    compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
+    compiled = _compile_as_rendered(chosen, rendered, converted.manifest, types, files)
     if compiled is None:
-        compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, converted.types, outcomes)
+        compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, types, outcomes)
     report = converted.report
     report.outcomes = [outcomes[stem] for stem in converted.order]
     if curation is not None:  # curation hook: the record the package check holds the overlay against
@@ -267,16 +276,20 @@ def _compile_as_rendered(
     Reading the files back would parse each one's YAML and give the same data (a test holds the two
     equal on the corpus and on fuzzed specs); only the key lines would differ, and those appear only in
     errors. So a clean compile is taken as is, and any error sends the caller to the reading path,
-    which places each error on its line. SKILL.md is taken with the data it was rendered from too;
-    ``types.json`` is read as written (the types file's sorted keys are the order the compiler sees).
+    which places each error on its line. SKILL.md is taken with the data it was rendered from too, and
+    ``types`` is handed as reading ``types.json`` gives it (:func:`types_as_read`: sorted keys are the
+    order the compiler sees), where the reader would take it without a word.
     """
     if any(not _read_as_is(filename, markdown.text) for filename, markdown in rendered.items()):
         return None
     written: dict[str, str] = {MANIFEST: manifest.text}
-    if types:
-        written[TYPES] = types_file(types)
     package, read_errors = read_package(name, written, label="", parsed={MANIFEST: manifest})
     package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)))
+    if types:
+        written[TYPES] = types_file(types)
+        if len(written[TYPES]) > MAX_FILE_BYTES or not all(isinstance(schema, dict | bool) for schema in types.values()):
+            return None  # the reader refuses it: the reading path says why
+        package = replace(package, types=types, types_text=written[TYPES])
     compiled, errors = compile_package(package)
     if read_errors or errors:
         return None
