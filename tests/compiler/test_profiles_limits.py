@@ -373,3 +373,13 @@ def test_property_names_that_passed_one_pattern_are_checked_again_for_another() 
     stricter = replace(anthropic.RULES, property_name=re.compile(r"[a-z]+"))
     with pytest.raises(Refused, match=re.escape("'a.b' at /parameters/properties/a.b")):
         check_property_names(schema, stricter)
+
+
+def test_the_compatibility_report_holds_one_string_per_distinct_change_text() -> None:
+    # a large package's report repeats a few change texts thousands of times, and a pointer once per profile
+    schema = _object({"note": {"type": "string", "minLength": 1}})
+    report = compatibility_report([_tool(schema, "Take a note.", "one"), _tool(schema, "Take a note.", "two")])["profiles"]
+    changes = [change for profile in PROFILES for name in ("one", "two") for change in report[profile][name].get("changes", ())]
+    minimum = [change for change in changes if change["change"].startswith("'minLength' removed")]
+    assert len(minimum) >= 2
+    assert all(change["change"] is minimum[0]["change"] and change["path"] is minimum[0]["path"] for change in minimum)

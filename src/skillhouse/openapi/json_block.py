@@ -22,13 +22,17 @@ class _Unsure(Exception):
     pass
 
 
-def indented_json(value: Any, *, sort_keys: bool = False) -> str:
-    """``json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys)``."""
+def indented_json(value: Any, *, sort_keys: bool = False, end: str = "") -> str:
+    """``json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys) + end``.
+
+    ``end`` is joined with the rest: added afterwards, it would copy a text that can be a megabyte.
+    """
     out: list[str] = []
     try:
         _value(value, "", sort_keys, out)
     except (_Unsure, TypeError):  # TypeError: keys that do not sort
-        return json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys)
+        return json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys) + end
+    out.append(end)
     return "".join(out)
 
 

@@ -108,7 +108,7 @@ def manifest_file(
 
 
 def types_file(types: dict[str, JsonSchema]) -> str:
-    return indented_json(types, sort_keys=True) + "\n"
+    return indented_json(types, sort_keys=True, end="\n")
 
 
 def types_as_read(types: Any) -> Any:

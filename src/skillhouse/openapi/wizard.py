@@ -129,11 +129,11 @@ def _import(
     # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
     converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec, refs), label, name, include, exclude, progress, server, curation)
-    chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
+    chosen, outcomes = converted.name, converted.outcomes
     # The shared types from here on are as reading types.json back gives them (the converter's own are freed).
     types = converted.types = types_as_read(converted.types)
-    files = {filename: markdown.text for filename, markdown in rendered.items()}
-    compiled = _compile_as_rendered(chosen, rendered, converted.manifest, types, files)
+    files = {filename: markdown.text for filename, markdown in converted.rendered.items()}
+    compiled = _compile_as_rendered(converted, types, files)
     if compiled is None:
         compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, types, outcomes)
     report = converted.report
@@ -268,9 +268,7 @@ def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
     return ConverterError(pointer, type(exc).__name__, str(exc)[:200], raised_at)
 
 
-def _compile_as_rendered(
-    name: str, rendered: dict[str, MarkdownFile], manifest: MarkdownFile, types: dict[str, JsonSchema], files: dict[str, str]
-) -> CompiledSkill | None:
+def _compile_as_rendered(converted: _Converted, types: dict[str, JsonSchema], files: dict[str, str]) -> CompiledSkill | None:
     """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
 
     Reading the files back would parse each one's YAML and give the same data (a test holds the two
@@ -279,20 +277,28 @@ def _compile_as_rendered(
     which places each error on its line. SKILL.md is taken with the data it was rendered from too, and
     ``types`` is handed as reading ``types.json`` gives it (:func:`types_as_read`: sorted keys are the
     order the compiler sees), where the reader would take it without a word.
+
+    The rendered data is taken out of ``converted``: it is freed once compiled, before the text of
+    ``types.json`` is made (at the end of the compile, with the release built, that was the import's peak).
     """
+    rendered, converted.rendered = converted.rendered, {}
     if any(not _read_as_is(filename, markdown.text) for filename, markdown in rendered.items()):
         return None
-    written: dict[str, str] = {MANIFEST: manifest.text}
-    package, read_errors = read_package(name, written, label="", parsed={MANIFEST: manifest})
-    package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)))
-    if types:
-        written[TYPES] = types_file(types)
-        if len(written[TYPES]) > MAX_FILE_BYTES or not all(isinstance(schema, dict | bool) for schema in types.values()):
-            return None  # the reader refuses it: the reading path says why
-        package = replace(package, types=types, types_text=written[TYPES])
+    if not all(isinstance(schema, dict | bool) for schema in types.values()):
+        return None  # the reader refuses it: the reading path says why
+    manifest = converted.manifest
+    package, read_errors = read_package(converted.name, {MANIFEST: manifest.text}, label="", parsed={MANIFEST: manifest})
+    package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)), types=types)
+    del rendered
     compiled, errors = compile_package(package)
+    del package
     if read_errors or errors:
         return None
+    written = {MANIFEST: manifest.text}
+    if types:
+        written[TYPES] = types_file(types)
+        if len(written[TYPES]) > MAX_FILE_BYTES:
+            return None  # the reader refuses it: the reading path says why
     files.update(written)
     return compiled
 

@@ -108,6 +108,10 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     its own, such as OpenAI's 128 tools per request, with the reason and what to do instead.
     """
     profiles: dict[str, JsonObject] = {profile: {} for profile in PROFILES}
+    # One string per distinct text among the changes: a large package's report repeats a few dozen change
+    # texts thousands of times, and each pointer once per profile that changed it (a third of its memory).
+    strings: dict[str, str] = {}
+    same = strings.setdefault
     for tool in tools:  # one tool through every profile in a row: what they share of it is found once
         name = str(tool["name"])
         parameters = tool.get("parameters")
@@ -124,6 +128,8 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
                 profiles[profile][name] = schema_verdict(parameters, rules, schema)
             else:
                 profiles[profile][name] = verdict(tool, profile)
+            for change in profiles[profile][name].get("changes", ()):
+                change["path"], change["change"] = same(change["path"], change["path"]), same(change["change"], change["change"])
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:
