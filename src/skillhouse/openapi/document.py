@@ -14,6 +14,7 @@ import functools
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonObject
@@ -149,6 +150,9 @@ class SpecDocument:
     _found: dict[tuple[str, str], tuple[Any, str, str]] = field(default_factory=dict)
     """Each reference followed, by the document it is written in: a spec refers to the same few
     components (an error response, a shared schema) hundreds of times."""
+    _released: set[str] = field(default_factory=set)
+    """Path items dropped from :attr:`root` by :meth:`release_path_item`."""
+    _read_again: bool = False
 
     @property
     def version(self) -> str:
@@ -189,11 +193,32 @@ class SpecDocument:
             target_doc = target
         if pointer and not pointer.startswith("/"):
             return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)", at)
+        if target_doc == "" and self._released and _reaches_paths(pointer):
+            self._read_root_again()
         node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
         if missing is not None:
             return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}", at)
         found = self._found[(doc, ref)] = (node, target_doc, f"{target_doc}#{pointer}")
         return found
+
+    def release_path_item(self, path: str) -> None:
+        """Drop path item ``path`` from the root spec read from :attr:`spec_file`, its operations converted.
+
+        The import holds the parsed spec while every operation's files pile up, and the path items are
+        most of many specs (Jira's: three quarters), so each is freed once done with. A reference that
+        later leads into ``paths`` (or to the whole spec) reads the spec from its file again and finds
+        what it always would; path items are then kept.
+        """
+        paths = self.root.get("paths")
+        if self.spec_file is not None and not self._read_again and isinstance(paths, dict) and path in paths:
+            del paths[path]
+            self._released.add(path)
+
+    def _read_root_again(self) -> None:
+        assert self.spec_file is not None  # only a spec read from a file has path items released
+        self.root = parse_spec_text(self.spec_file.read_bytes(), str(self.spec_file))
+        self._released.clear()
+        self._read_again = True
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
         """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""
@@ -267,6 +292,12 @@ class SpecDocument:
             raise _Refused(MISSING_FILE, f"names the file {target.key}, which does not exist") from None
         except OSError as exc:
             raise _Refused(MISSING_FILE, f"names the file {target.key}, which cannot be read: {exc.strerror or exc}") from None
+
+
+def _reaches_paths(pointer: str) -> bool:
+    """Whether JSON pointer ``pointer`` in the root spec is the whole spec, or leads into its ``paths``."""
+    first = pointer.split("/", 2)[1] if pointer.startswith("/") else ""
+    return not pointer or unquote(first).replace("~1", "/").replace("~0", "~") == "paths"
 
 
 class _Refused(Exception):

@@ -42,9 +42,9 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
 
     It comes with the frontmatter data the reader would parse from the text, so the wizard's compile
     need not parse what it has just written.
-    The data is what the text was rendered from: the block, and the schema as its JSON text (the
-    literal block scalar gives back exactly that text). Key lines are not known without parsing, so
-    they are left empty: a compile that reports errors reads the text again to place them.
+    The data is what the text was rendered from: the block, and the schema as the value its JSON text
+    (a literal block scalar) was written from (:class:`RenderedJson`). Key lines are not known without
+    parsing, so they are left empty: a compile that reports errors reads the text again to place them.
     """
     block = built.block()
     schema = indented_json(built.schema)
@@ -55,7 +55,7 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
         prose += "\n\nDeprecated by the API provider."
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
-    front = Frontmatter({"operation": {**block, "schema": RenderedJson(schema, built.schema)}}, {}, 1, body, head.count("\n") + 1, {})
+    front = Frontmatter({"operation": {**block, "schema": RenderedJson(built.schema)}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
 

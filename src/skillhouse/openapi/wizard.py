@@ -128,7 +128,12 @@ def _import(
     label = "spec" if isinstance(spec, SpecDocument) else str(spec)
     # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
-    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec, refs), label, name, include, exclude, progress, server, curation)
+    # Its path items are dropped one by one as their operations are converted (not a caller's document,
+    # and not with a curation, which holds every operation found).
+    loaded = not isinstance(spec, SpecDocument)
+    document = spec if isinstance(spec, SpecDocument) else load_spec(spec, refs)
+    converted = _convert(document, label, name, include, exclude, progress, server, curation, release=loaded and curation is None)
+    del document
     chosen, outcomes = converted.name, converted.outcomes
     # The shared types from here on are as reading types.json back gives them (the converter's own are freed).
     types = converted.types = types_as_read(converted.types)
@@ -167,7 +172,10 @@ def _convert(
     progress: Progress | None,
     server: str | None,
     curation: CurationRun | None = None,
+    release: bool = False,
 ) -> _Converted:
+    """The spec's operations converted and rendered; with ``release``, each path item is dropped from the
+    spec once its operations are (see :meth:`SpecDocument.release_path_item`)."""
     problems_before = len(document.problems)  # a document imported again keeps the earlier import's problems
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
@@ -186,7 +194,14 @@ def _convert(
     rendered: dict[str, MarkdownFile] = {}
     outcomes: dict[str, OperationOutcome] = {}
     listing: list[tuple[str, str]] = []
-    for index, item in enumerate(wanted):
+    order, total = [f.stem for f in wanted], len(wanted)
+    # Taken from the end of a reversed list, so no list holds an operation once it is converted
+    pending = wanted[::-1]
+    del found, wanted
+    index = 0
+    while pending:
+        item = pending.pop()
+        index += 1
         outcome, markdown = _one(conv, document, item, base_urls[0], server is None, expansions)
         if curation is not None:  # curation hook: arguments and approval of the built operation
             outcome, markdown = curation.finish(item.stem, outcome, markdown, conv.types)
@@ -198,10 +213,12 @@ def _convert(
             rendered[markdown.path] = markdown
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
         if progress is not None:
-            progress(index + 1, len(wanted))
+            progress(index, total)
+        if release and (not pending or pending[-1].path != item.path):  # the path's last operation
+            document.release_path_item(item.path)
     report.problems = list(dict.fromkeys(document.problems[problems_before:]))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
-    return _Converted(chosen, rendered, manifest, conv.types, outcomes, [f.stem for f in wanted], report)
+    return _Converted(chosen, rendered, manifest, conv.types, outcomes, order, report)
 
 
 def write_skill(result: ImportResult, out_dir: str | Path) -> Path:

@@ -22,21 +22,20 @@ if TYPE_CHECKING:
 KeyPath = tuple[str | int, ...]
 
 
-class RenderedJson(str):
-    """JSON text in frontmatter data handed over with the value it was written from.
+class RenderedJson:
+    """In frontmatter data the wizard hands over, an operation's schema: the value its JSON text was written from.
 
     The OpenAPI wizard writes each operation's schema as JSON text and hands the compiler the data it
     rendered (see :func:`skillhouse.openapi.render.operation_markdown`); the compiler takes ``value``
-    instead of parsing the text back. It is the text in every other respect (a test holds ``value``
-    equal to the text's parse, key order and value types included).
+    where reading the file gives the text to parse (a test holds ``value`` equal to that parse, key order
+    and value types included). The text itself is in the file's text only: a second copy of every
+    schema, held until the compile, was a tenth of a large import's peak memory.
     """
 
-    value: Any
+    __slots__ = ("value",)
 
-    def __new__(cls, text: str, value: Any) -> RenderedJson:
-        made = super().__new__(cls, text)
-        made.value = value
-        return made
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 @record(frozen=True)
