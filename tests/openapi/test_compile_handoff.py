@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.openapi.specs import SPECS, import_of, openapi, spec_of
 
+from skillhouse.compiler.forms import written_plain
 from skillhouse.compiler.release import compile_package
 from skillhouse.openapi import ImportResult, import_openapi, spec_from_data, wizard
 from skillhouse.skill.frontmatter import RenderedJson, split_markdown
@@ -58,6 +59,7 @@ def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
         # the schema comes as the value its text was rendered from, which the compiler takes
         assert type(handed["schema"]) is RenderedJson
         assert repr(handed["schema"].value) == repr(json.loads(written["schema"]))
+        assert handed["schema"].plain == written_plain(written["schema"])  # whether the compile expands it
         assert (md.frontmatter.body, md.frontmatter.body_line, md.frontmatter.start_line) == (
             read.frontmatter.body,
             read.frontmatter.body_line,

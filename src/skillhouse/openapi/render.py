@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skillhouse.compiler.forms import written_plain
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
@@ -55,7 +56,7 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
         prose += "\n\nDeprecated by the API provider."
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
-    front = Frontmatter({"operation": {**block, "schema": RenderedJson(built.schema)}}, {}, 1, body, head.count("\n") + 1, {})
+    front = Frontmatter({"operation": {**block, "schema": RenderedJson(built.schema, written_plain(schema))}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
 

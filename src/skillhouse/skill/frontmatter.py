@@ -29,13 +29,16 @@ class RenderedJson:
     rendered (see :func:`skillhouse.openapi.render.operation_markdown`); the compiler takes ``value``
     where reading the file gives the text to parse (a test holds ``value`` equal to that parse, key order
     and value types included). The text itself is in the file's text only: a second copy of every
-    schema, held until the compile, was a tenth of a large import's peak memory.
+    schema, held until the compile, was a tenth of a large import's peak memory. ``plain`` is what the
+    compiler would have read from the text: whether it holds no reference to expand
+    (:func:`skillhouse.compiler.forms.written_plain`).
     """
 
-    __slots__ = ("value",)
+    __slots__ = ("plain", "value")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, plain: bool) -> None:
         self.value = value
+        self.plain = plain
 
 
 @record(frozen=True)
