@@ -118,3 +118,17 @@ def test_reading_the_written_files_back_gives_the_same_skill_release_and_report(
     assert read_back.compiled.digest == handed.compiled.digest
     assert read_back.files == handed.files
     assert read_back.report.as_dict() == handed.report.as_dict()
+
+
+def test_a_large_schema_is_handed_as_its_text_and_parsed_when_used() -> None:
+    # its data would take several times the memory of its text while every operation waits for the compile
+    wide = {"type": "object", "properties": {f"field_{n}": {"type": "string", "description": "A field. " * 20} for n in range(80)}}
+    body = {"content": {"application/json": {"schema": wide}}}
+    spec = openapi({"/big": {"post": {"operationId": "big", "requestBody": body}}, "/small": {"get": {"operationId": "small"}}})
+    with handed_packages() as seen:
+        result = import_openapi(spec_from_data(spec))
+    assert result.compiled is not None and len(seen) == 1
+    assert_handed_as_read(result, seen[0])
+    schemas = {md.path: md.frontmatter.data["operation"]["schema"] for md in seen[0].files if md.frontmatter is not None}
+    assert schemas["big.md"].value is not schemas["big.md"].value  # a new parse each time
+    assert schemas["small.md"].value is schemas["small.md"].value  # the data it was rendered from

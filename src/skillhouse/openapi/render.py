@@ -16,6 +16,9 @@ from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
 
 MAX_DESCRIPTION = 1024
+_HANDED_AS_DATA = 16_384
+"""Characters of schema text up to which the compile is handed the schema's data; a larger one (a schema
+fitted to the size cap, expanded inline) is handed its text, and parsed when compiled."""
 
 
 def clean_text(value: Any) -> str:
@@ -56,7 +59,9 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
         prose += "\n\nDeprecated by the API provider."
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
-    front = Frontmatter({"operation": {**block, "schema": RenderedJson(built.schema, written_plain(schema))}}, {}, 1, body, head.count("\n") + 1, {})
+    plain = written_plain(schema)
+    handed = RenderedJson(built.schema, plain) if len(schema) <= _HANDED_AS_DATA else RenderedJson.parsed_when_used(schema, plain)
+    front = Frontmatter({"operation": {**block, "schema": handed}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
 
