@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skillhouse.compiler.expansion import compact_json
 from skillhouse.compiler.forms import written_plain
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
@@ -60,7 +61,10 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
     plain = written_plain(schema)
-    handed = RenderedJson(built.schema, plain) if len(schema) <= _HANDED_AS_DATA else RenderedJson.parsed_when_used(schema, plain)
+    if len(schema) <= _HANDED_AS_DATA:
+        handed = RenderedJson(built.schema, plain)
+    else:  # compact, its text is under half the indented one in the file, and parses to the same value
+        handed = RenderedJson.parsed_when_used(compact_json(built.schema), plain)
     front = Frontmatter({"operation": {**block, "schema": handed}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
