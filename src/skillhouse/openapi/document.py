@@ -12,6 +12,8 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import re
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -65,6 +67,15 @@ def parse_spec_text(data: bytes, where: str) -> Any:
     """Parse ``data`` as JSON, or as YAML when it is not JSON; :class:`SpecError` when neither."""
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"{where}: the file is larger than {MAX_SPEC_BYTES} bytes")
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    if _JSON_START.match(data, start):
+        text, escapes = _ascii_json(data, start, where)
+        del data
+        try:
+            return json.loads(text, object_hook=_SharedStrings().object_hook)
+        except (ValueError, RecursionError):
+            pass  # YAML is a superset of JSON in practice; let it explain the problem
+        return _parse_yaml(_unescaped(text, escapes).encode("utf-8"), where)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -83,6 +94,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         del text
         encoded = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data  # the text's exact UTF-8
         del data
+    return _parse_yaml(encoded, where)
+
+
+def _parse_yaml(encoded: bytes, where: str) -> Any:
     import yaml  # here: a JSON spec never needs it
 
     from skillhouse.openapi import yaml_events
@@ -98,6 +113,64 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         raise SpecError(f"{where}{line}: malformed YAML or JSON: {exc.problem or exc.context}") from None
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         raise SpecError(f"{where}: malformed YAML or JSON: {exc}") from None
+
+
+_JSON_START = re.compile(rb"[ \t\n\r\x0b\x0c]*[{\[]")
+_CHUNK = 4096
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """``data[start:]`` (UTF-8 JSON) as text with every character beyond ASCII written as a JSON escape, and
+    where the text was changed (each changed stretch's offset and length, and what it was).
+
+    One character beyond Latin-1 makes a decoded text two or four bytes a character (Jira's spec: 3.4 MB
+    for 1.7 MB of UTF-8), and the text is held while the spec is parsed, the import's peak then; escaped,
+    it is ASCII, and parses to the same value (outside a string, such a character is no JSON either way).
+    The bytes are taken a few kilobytes at a time, so only the stretches with such characters are decoded
+    and searched. :class:`SpecError` names the first byte that is not UTF-8, as decoding the whole would.
+    """
+    if data.isascii():
+        return data.decode("ascii"), []
+    escapes: list[tuple[int, int, str]] = []
+    with memoryview(data) as view:
+        parts: list[bytes | memoryview] = []
+        size, position, length = 0, start, len(data)
+        while position < length:
+            end = min(position + _CHUNK, length)
+            while end < length and data[end] >= 0x80:  # a character (or a run of them) is never split
+                end += 1
+            piece = data[position:end]
+            if piece.isascii():
+                parts.append(view[position:end])
+                size += end - position
+            else:
+                try:
+                    chars = piece.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SpecError(f"{where}: not UTF-8 (byte {position - start + exc.start})") from None
+                escaped = _BEYOND_ASCII.sub(lambda run: encode_basestring_ascii(run.group())[1:-1], chars).encode("ascii")
+                escapes.append((size, len(escaped), chars))
+                parts.append(escaped)
+                size += len(escaped)
+            position = end
+        joined = b"".join(parts)
+        del parts
+    # decoded before any large block is freed: freeing one raises the allocator's threshold for mapping a
+    # block of its own, and the text, then made in the heap, would leave a hole of its size there once parsed
+    text = joined.decode("ascii")
+    del joined
+    return text, escapes
+
+
+def _unescaped(text: str, escapes: list[tuple[int, int, str]]) -> str:
+    """The text :func:`_ascii_json` was given, back from its result and the runs it escaped."""
+    parts, position = [], 0
+    for offset, length, chars in escapes:
+        parts += [text[position:offset], chars]
+        position = offset + length
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 class _SharedStrings:
