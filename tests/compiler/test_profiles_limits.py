@@ -383,3 +383,11 @@ def test_the_compatibility_report_holds_one_string_per_distinct_change_text() ->
     minimum = [change for change in changes if change["change"].startswith("'minLength' removed")]
     assert len(minimum) >= 2
     assert all(change["change"] is minimum[0]["change"] and change["path"] is minimum[0]["path"] for change in minimum)
+
+
+def test_the_compatibility_report_holds_one_ok_verdict() -> None:
+    # two verdicts in three are "ok" in a large package's report: one dict serves them all
+    plain = _object({"note": {"type": "string"}})
+    report = compatibility_report([_tool(plain, "Take a note.", "one"), _tool(plain, "Take a note.", "two")])["profiles"]
+    oks = [report[profile][name] for profile in PROFILES for name in ("one", "two") if report[profile][name] == {"status": "ok"}]
+    assert len(oks) >= 2 and all(verdict is oks[0] for verdict in oks)

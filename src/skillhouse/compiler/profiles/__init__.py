@@ -112,6 +112,9 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     # texts thousands of times, and each pointer once per profile that changed it (a third of its memory).
     strings: dict[str, str] = {}
     same = strings.setdefault
+    # Likewise one {"status": "ok"} for every tool a profile takes as it is (two verdicts in three); like the
+    # rest of a release document, the report is never changed once made.
+    ok: JsonObject = {"status": "ok"}
     for tool in tools:  # one tool through every profile in a row: what they share of it is found once
         name = str(tool["name"])
         parameters = tool.get("parameters")
@@ -125,11 +128,12 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
             rules, schema = _REPORTS[profile]
             if usual and takes_as_declared(name, description, rules, matched):
                 assert isinstance(parameters, dict)  # root_problem says so
-                profiles[profile][name] = schema_verdict(parameters, rules, schema)
+                judged = schema_verdict(parameters, rules, schema)
             else:
-                profiles[profile][name] = verdict(tool, profile)
-            for change in profiles[profile][name].get("changes", ()):
+                judged = verdict(tool, profile)
+            for change in judged.get("changes", ()):
                 change["path"], change["change"] = same(change["path"], change["path"]), same(change["change"], change["change"])
+            profiles[profile][name] = ok if judged == ok else judged
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:
