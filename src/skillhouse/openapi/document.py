@@ -72,7 +72,7 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         text, escapes = _ascii_json(data, start, where)
         del data
         try:
-            return json.loads(text, object_hook=_SharedStrings().object_hook)
+            return json.loads(text)
         except (ValueError, RecursionError):
             pass  # YAML is a superset of JSON in practice; let it explain the problem
         return _parse_yaml(_unescaped(text, escapes).encode("utf-8"), where)
@@ -86,7 +86,7 @@ def parse_spec_text(data: bytes, where: str) -> Any:
     if text.lstrip().startswith(("{", "[")):
         del data
         try:
-            return json.loads(text, object_hook=_SharedStrings().object_hook)
+            return json.loads(text)
         except (ValueError, RecursionError):
             pass  # YAML is a superset of JSON in practice; let it explain the problem
         encoded = text.encode("utf-8")
@@ -171,31 +171,6 @@ def _unescaped(text: str, escapes: list[tuple[int, int, str]]) -> str:
         position = offset + length
     parts.append(text[position:])
     return "".join(parts)
-
-
-class _SharedStrings:
-    """One string per distinct text among the values of one parse, as ``json.loads`` already does for keys.
-
-    A spec repeats values thousands of times (``"string"``, ``"query"``, a shared description, an
-    OAuth scope); each would otherwise be its own string, alive through the whole import: a fifth of
-    Jira's parsed spec. Each object is handed here as it is completed, so a repeat is freed at once.
-    """
-
-    def __init__(self) -> None:
-        strings: dict[str, str] = {}
-        self.same = strings.setdefault
-
-    def object_hook(self, obj: JsonObject) -> JsonObject:
-        same = self.same
-        for key, value in obj.items():  # replacing the value of a key is no change of size
-            kind = type(value)
-            if kind is str:
-                obj[key] = same(value, value)
-            elif kind is list:  # "required", "enum", "tags"
-                for index, item in enumerate(value):
-                    if type(item) is str:
-                        value[index] = same(item, item)
-        return obj
 
 
 class Unresolved(Exception):
