@@ -201,6 +201,7 @@ class SpecDocument:
     _released: set[str] = field(default_factory=set)
     """Path items dropped from :attr:`root` by :meth:`release_path_item`."""
     _read_again: bool = False
+    """Whether a reference into ``paths`` had the spec read again: path items are kept from then on."""
 
     @property
     def version(self) -> str:

@@ -46,12 +46,10 @@ def _members(value: dict[Any, Any], sort_keys: bool, out: list[str]) -> None:
     more memory than its text, at the end of an import, where its peak is.
     """
     out.append("{\n ")
-    first = True
-    for key in sorted(value) if sort_keys else value:
+    for index, key in enumerate(sorted(value) if sort_keys else value):
         if type(key) is not str:
             raise _Unsure
-        member = [encode_basestring_ascii(key) + ": "] if first else [",\n " + encode_basestring_ascii(key) + ": "]
-        first = False
+        member = [(",\n " if index else "") + encode_basestring_ascii(key) + ": "]
         _value(value[key], " ", sort_keys, member)
         out.append("".join(member))
     out.append("\n}")

@@ -126,7 +126,7 @@ def types_as_read(types: Any) -> Any:
 
     The wizard hands the compiler this rather than the text to parse: parsing made a second string of
     every name and description in the types beside the ones the converter holds (and two copies of the
-    text while it was decoded), a megabyte more at the import's peak on OpenAI's spec. Like the parse,
+    text while it was decoded), 0.7 MB more at the import's peak on OpenAI's spec. Like the parse,
     it shares no container with ``types`` (the converter's schemas are written in their own key order).
     A test holds it equal to the parse, key order and value types included.
     """

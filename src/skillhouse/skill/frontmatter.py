@@ -30,8 +30,8 @@ class RenderedJson:
     rendered (see :func:`skillhouse.openapi.render.operation_markdown`); the compiler takes ``value``
     where reading the file gives the text to parse (a test holds ``value`` equal to that parse, key order
     and value types included). Only a large schema comes as its text (:meth:`parsed_when_used`): a
-    second copy of every schema's text beside its data, held until the compile, was a tenth of a large
-    import's peak memory. ``plain`` is what the compiler would have read from the text: whether it holds
+    second copy of every schema's text beside its data, held until the compile, was 0.3 MB more at a
+    large import's peak memory. ``plain`` is what the compiler would have read from the text: whether it holds
     no reference to expand (:func:`skillhouse.compiler.forms.written_plain`).
     """
 
