@@ -375,14 +375,17 @@ def test_property_names_that_passed_one_pattern_are_checked_again_for_another() 
         check_property_names(schema, stricter)
 
 
-def test_the_compatibility_report_holds_one_string_per_distinct_change_text() -> None:
-    # a large package's report repeats a few change texts thousands of times, and a pointer once per profile
-    schema = _object({"note": {"type": "string", "minLength": 1}})
+def test_the_compatibility_report_holds_one_object_per_distinct_change_and_text() -> None:
+    # a large package's report repeats a few change texts thousands of times, a pointer in several changes,
+    # and a change for every tool with the same argument
+    schema = _object({"note": {"type": "string", "minLength": 1}, "tag": {"type": "string", "minLength": 2}})
     report = compatibility_report([_tool(schema, "Take a note.", "one"), _tool(schema, "Take a note.", "two")])["profiles"]
-    changes = [change for profile in PROFILES for name in ("one", "two") for change in report[profile][name].get("changes", ())]
-    minimum = [change for change in changes if change["change"].startswith("'minLength' removed")]
-    assert len(minimum) >= 2
-    assert all(change["change"] is minimum[0]["change"] and change["path"] is minimum[0]["path"] for change in minimum)
+    one, two = report["openai-strict"]["one"]["changes"], report["openai-strict"]["two"]["changes"]
+    assert one == two and all(a is b for a, b in zip(one, two, strict=True))
+    removed = [change for change in one if change["change"].startswith("'minLength' removed")]
+    assert len(removed) == 2 and removed[0]["change"] is removed[1]["change"]
+    optional = {change["path"]: change for change in one if change["change"].startswith("optional")}
+    assert optional["/parameters/properties/note"]["change"] is optional["/parameters/properties/tag"]["change"]
 
 
 def test_the_compatibility_report_holds_one_ok_verdict() -> None:
