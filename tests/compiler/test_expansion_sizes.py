@@ -68,3 +68,16 @@ def test_the_corpus_operations_measure_the_same_either_way(spec: str, monkeypatc
     monkeypatch.setattr(shrink, "expansion_size", checked)  # the wizard's fit to the size cap
     result = import_openapi(unpacked_corpus() / spec)
     assert result.compiled is not None and measured
+
+
+def test_what_has_no_reference_is_the_input_s_own_object_not_a_copy() -> None:
+    # the expanded schemas share with their types what is the same in both: no copy held to the end of an import
+    note = {"type": "string", "description": "A note."}
+    tags = {"type": "array", "items": {"type": "string"}, "enum": [["a"], ["b"]]}
+    types = {"Note": {"type": "object", "properties": {"note": note, "tags": tags}}, "Holder": {"type": "object", "properties": {"held": {"$ref": "#/types/Note"}, "own": note}}}
+    schema = {"type": "object", "properties": {"holder": {"$ref": "#/types/Holder"}, "plain": tags}, "required": ["holder"]}
+    expanded = expand_types(schema, types, new_expansions())
+    assert expanded == {**schema, "properties": {"holder": {"type": "object", "properties": {"held": types["Note"], "own": note}}, "plain": tags}}
+    assert expanded is not schema and expanded["required"] is schema["required"] and expanded["properties"]["plain"] is tags
+    holder = expanded["properties"]["holder"]
+    assert holder is not types["Holder"] and holder["properties"]["held"] is types["Note"] and holder["properties"]["own"] is note

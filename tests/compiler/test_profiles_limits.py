@@ -373,3 +373,24 @@ def test_property_names_that_passed_one_pattern_are_checked_again_for_another() 
     stricter = replace(anthropic.RULES, property_name=re.compile(r"[a-z]+"))
     with pytest.raises(Refused, match=re.escape("'a.b' at /parameters/properties/a.b")):
         check_property_names(schema, stricter)
+
+
+def test_the_compatibility_report_holds_one_object_per_distinct_change_and_text() -> None:
+    # a large package's report repeats a few change texts thousands of times, a pointer in several changes,
+    # and a change for every tool with the same argument
+    schema = _object({"note": {"type": "string", "minLength": 1}, "tag": {"type": "string", "minLength": 2}})
+    report = compatibility_report([_tool(schema, "Take a note.", "one"), _tool(schema, "Take a note.", "two")])["profiles"]
+    one, two = report["openai-strict"]["one"]["changes"], report["openai-strict"]["two"]["changes"]
+    assert one == two and all(a is b for a, b in zip(one, two, strict=True))
+    removed = [change for change in one if change["change"].startswith("'minLength' removed")]
+    assert len(removed) == 2 and removed[0]["change"] is removed[1]["change"]
+    optional = {change["path"]: change for change in one if change["change"].startswith("optional")}
+    assert optional["/parameters/properties/note"]["change"] is optional["/parameters/properties/tag"]["change"]
+
+
+def test_the_compatibility_report_holds_one_ok_verdict() -> None:
+    # two verdicts in three are "ok" in a large package's report: one dict serves them all
+    plain = _object({"note": {"type": "string"}})
+    report = compatibility_report([_tool(plain, "Take a note.", "one"), _tool(plain, "Take a note.", "two")])["profiles"]
+    oks = [report[profile][name] for profile in PROFILES for name in ("one", "two") if report[profile][name] == {"status": "ok"}]
+    assert len(oks) >= 2 and all(verdict is oks[0] for verdict in oks)

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.openapi.specs import SPECS, import_of, openapi, spec_of
 
+from skillhouse.compiler.forms import written_plain
 from skillhouse.compiler.release import compile_package
 from skillhouse.openapi import ImportResult, import_openapi, spec_from_data, wizard
 from skillhouse.skill.frontmatter import RenderedJson, split_markdown
@@ -39,6 +40,8 @@ def handed_packages() -> Iterator[list[SkillPackage]]:
 
 
 def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
+    # the shared types as parsed from the written types.json, key order and value types included
+    assert repr(first.types) == repr(json.loads(result.files["types.json"]) if "types.json" in result.files else {})
     read_manifest, errors = read_package(first.name, {"SKILL.md": result.files["SKILL.md"]}, label="")
     assert errors == [] and read_manifest.manifest is not None and first.manifest is not None
     assert repr(first.manifest) == repr(read_manifest.manifest)
@@ -49,11 +52,14 @@ def assert_handed_as_read(result: ImportResult, first: SkillPackage) -> None:
         assert errors == [] and read is not None and read.frontmatter is not None and md.frontmatter is not None
         assert md.text == result.files[md.path]
         # repr tells 1 from 1.0 from True and sees key order
-        assert repr(md.frontmatter.data) == repr(read.frontmatter.data)
-        # the schema's text comes with the value it was rendered from, which the compiler takes
-        schema = md.frontmatter.data["operation"]["schema"]
-        assert type(schema) is RenderedJson
-        assert repr(schema.value) == repr(json.loads(read.frontmatter.data["operation"]["schema"]))
+        handed, written = md.frontmatter.data["operation"], read.frontmatter.data["operation"]
+        assert repr({**md.frontmatter.data, "operation": {**handed, "schema": None}}) == repr(
+            {**read.frontmatter.data, "operation": {**written, "schema": None}}
+        )
+        # the schema comes as the value its text was rendered from, which the compiler takes
+        assert type(handed["schema"]) is RenderedJson
+        assert repr(handed["schema"].value) == repr(json.loads(written["schema"]))
+        assert handed["schema"].plain == written_plain(written["schema"])  # whether the compile expands it
         assert (md.frontmatter.body, md.frontmatter.body_line, md.frontmatter.start_line) == (
             read.frontmatter.body,
             read.frontmatter.body_line,
@@ -112,3 +118,17 @@ def test_reading_the_written_files_back_gives_the_same_skill_release_and_report(
     assert read_back.compiled.digest == handed.compiled.digest
     assert read_back.files == handed.files
     assert read_back.report.as_dict() == handed.report.as_dict()
+
+
+def test_a_large_schema_is_handed_as_its_text_and_parsed_when_used() -> None:
+    # its data would take several times the memory of its text while every operation waits for the compile
+    wide = {"type": "object", "properties": {f"field_{n}": {"type": "string", "description": "A field. " * 20} for n in range(80)}}
+    body = {"content": {"application/json": {"schema": wide}}}
+    spec = openapi({"/big": {"post": {"operationId": "big", "requestBody": body}}, "/small": {"get": {"operationId": "small"}}})
+    with handed_packages() as seen:
+        result = import_openapi(spec_from_data(spec))
+    assert result.compiled is not None and len(seen) == 1
+    assert_handed_as_read(result, seen[0])
+    schemas = {md.path: md.frontmatter.data["operation"]["schema"] for md in seen[0].files if md.frontmatter is not None}
+    assert schemas["big.md"].value is not schemas["big.md"].value  # a new parse each time
+    assert schemas["small.md"].value is schemas["small.md"].value  # the data it was rendered from

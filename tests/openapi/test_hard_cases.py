@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from unittest import mock
 
@@ -280,3 +281,21 @@ def test_the_import_pauses_the_garbage_collector_and_leaves_it_as_it_found_it() 
         with mock.patch.object(wizard, "_compile_as_rendered", side_effect=RuntimeError("boom")), pytest.raises(RuntimeError):
             import_openapi(spec_from_data(spec))
         assert gc.isenabled()  # resumed when the import raises
+
+
+def test_the_types_hold_one_string_per_distinct_description_and_type_name() -> None:
+    # json.loads gives each repeat its own string; the types (held to the end of an import) share one
+    text = json.dumps(openapi(
+        {"/a": {"post": {"operationId": "a", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/A"}}}}}},
+         "/b": {"post": {"operationId": "b", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/B"}}}}}}},
+        {"A": {"type": "object", "properties": {"x": {"type": "string", "description": "Shared text."}}},
+         "B": {"type": "object", "properties": {"y": {"type": "string", "description": "Shared text."}}}},
+    ))  # fmt: skip
+    spec = json.loads(text)
+    x, y = spec["components"]["schemas"]["A"]["properties"]["x"], spec["components"]["schemas"]["B"]["properties"]["y"]
+    assert x["description"] is not y["description"] and x["type"] is not y["type"]
+    result = import_openapi(spec_from_data(spec))
+    assert result.compiled is not None
+    types = result.compiled.document["types"]
+    converted_x, converted_y = types["A"]["properties"]["x"], types["B"]["properties"]["y"]
+    assert converted_x["description"] is converted_y["description"] and converted_x["type"] is converted_y["type"]

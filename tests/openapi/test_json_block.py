@@ -56,3 +56,9 @@ def test_a_cycle_raises_what_json_dumps_raises() -> None:
 def test_keys_that_do_not_sort_raise_what_json_dumps_raises() -> None:
     with pytest.raises(TypeError):
         indented_json({1: 1, "a": 2}, sort_keys=True)
+
+
+def test_an_end_is_joined_with_the_text() -> None:
+    value = {"b": [1, 2.5, None], "a": {"c": "é"}}
+    assert indented_json(value, sort_keys=True, end="\n") == json.dumps(value, indent=1, ensure_ascii=True, sort_keys=True) + "\n"
+    assert indented_json({1: 1}, end="\n") == json.dumps({1: 1}, indent=1, ensure_ascii=True) + "\n"  # json.dumps' own path

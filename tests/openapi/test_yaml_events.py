@@ -114,3 +114,12 @@ def test_every_plain_scalar_form_resolves_as_pyyaml_resolves_it() -> None:
     assert same(yaml_events.load(text), pyyaml(text))
     keyed = "".join(f"{value}: {index}\n" for index, value in enumerate(("yes", "0x1F", "1:30", "1.5", "~", "12abc")))
     assert same(yaml_events.load(keyed), pyyaml(keyed))
+
+
+def test_a_yaml_parse_holds_one_string_per_distinct_text() -> None:
+    # a spec repeats values ("string", a shared description) thousands of times; one copy each is kept
+    data = b"a: {type: string, description: Shared text}\nb: {type: string, description: 'Shared text'}\nc: [string, Shared text]\n"
+    parsed = parse_spec_text(data, "spec.yaml")
+    a, b, c = parsed["a"], parsed["b"], parsed["c"]
+    assert a["type"] is b["type"] is c[0]
+    assert a["description"] is b["description"] is c[1]

@@ -3,12 +3,16 @@
 Providers take each tool's schema by itself and several refuse ``$ref``. A type that contains
 itself stops at ``{"type": "object"}``. Only schema positions are expanded: a property named
 ``$ref`` is a property, and an example holding a ``$ref`` key is data. Expansion shares already-expanded subtrees (they are never
-mutated afterwards) and counts nodes, so a DAG of types that would expand to gigabytes is refused
-as too large long before it is built.
+mutated afterwards), and a subtree without a reference is the input's own object rather than a copy
+(no schema or type is mutated once written, so the expanded schemas and the types they came from share
+what is the same in both: for a large spec, megabytes of copies otherwise held to the end of an import).
+It counts nodes, so a DAG of types that would expand to gigabytes is refused as too large long before
+it is built.
 """
 
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 
 from skillhouse.compiler.canonical import compact_encoder
@@ -176,6 +180,7 @@ def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
         out: JsonSchema = {}
         nodes = 1
         cut: frozenset[str] = frozenset()
+        unchanged = type(node) is dict
         for key, value in node.items():
             if key in _DATA:
                 child = _Expanded(value, _count(value, budget), frozenset())
@@ -184,15 +189,18 @@ def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
             else:
                 child = _expand(value, types, stack, memo, budget)
             out[key] = child.value
+            unchanged = unchanged and child.value is value
             nodes += child.nodes
             cut |= child.cut
         _spend(budget, 1)
-        return _Expanded(out, nodes, cut)
+        return _Expanded(node if unchanged else out, nodes, cut)
     if isinstance(node, list):
         items = [_expand(item, types, stack, memo, budget) for item in node]
         _spend(budget, 1)
         cut = frozenset().union(*(i.cut for i in items)) if items else frozenset()
-        return _Expanded([i.value for i in items], 1 + sum(i.nodes for i in items), cut)
+        values = [i.value for i in items]
+        unchanged = type(node) is list and all(map(is_, values, node))
+        return _Expanded(node if unchanged else values, 1 + sum(i.nodes for i in items), cut)
     _spend(budget, 1)
     return _Expanded(node, 1, frozenset())
 
@@ -202,13 +210,15 @@ def _named(node: dict[str, Any], types: dict[str, Any], stack: tuple[str, ...], 
     out: dict[str, Any] = {}
     nodes = 1
     cut: frozenset[str] = frozenset()
+    unchanged = type(node) is dict
     for name, value in node.items():
         child = _expand(value, types, stack, memo, budget)
         out[name] = child.value
+        unchanged = unchanged and child.value is value
         nodes += child.nodes
         cut |= child.cut
     _spend(budget, 1)
-    return _Expanded(out, nodes, cut)
+    return _Expanded(node if unchanged else out, nodes, cut)
 
 
 def _count(value: Any, budget: list[int]) -> int:

@@ -77,6 +77,16 @@ def flat_form(
     return schema, sorted(n for n, _ in body), None
 
 
+def written_plain(text: str) -> bool:
+    """Whether the schema whose JSON text is ``text`` is its own expansion, so expanding it would copy it unchanged.
+
+    Written without a reference and too short to hold more nodes than the expansion allows: no
+    "$ref" in the text and no "\\u00" escape (which could spell one: "\\u0024ref") means no key "$ref"
+    anywhere in it.
+    """
+    return len(text) <= NODE_BUDGET and "$ref" not in text and "\\u00" not in text
+
+
 def schema_form(
     ctx: OperationContext,
     op: JsonObject,
@@ -115,10 +125,7 @@ def schema_form(
         ctx.error(codes.INVALID_SCHEMA, f"schema {problem}", "operation", "schema")
         return None
     try:
-        # Written without a reference and too short to hold more nodes than the expansion allows, the
-        # schema is its own expansion: the copy would change nothing. No "$ref" in the text and no
-        # "\u00" escape (which could spell one: "\u0024ref") means no key "$ref" anywhere in it.
-        plain = isinstance(raw, str) and len(raw) <= NODE_BUDGET and "$ref" not in raw and "\\u00" not in raw
+        plain = raw.plain if type(raw) is RenderedJson else isinstance(raw, str) and written_plain(raw)
         schema = parsed if plain else expand_types(parsed, ctx.types, ctx.expansions)
     except UnknownType as exc:
         ctx.error(codes.UNKNOWN_TYPE, exc.reason, "operation", "schema")

@@ -43,7 +43,7 @@ from skillhouse.skill.curation import (
 )
 from skillhouse.skill.errors import INVALID_CURATION, STALE_CURATION, SkillError
 from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
-from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile
+from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
 
 __all__ = ["CURATION_FILE", "RECORD_FILE", "CurationRun", "curation_of", "read_curation", "spec_skill_name"]
 
@@ -254,12 +254,12 @@ def _built(markdown: MarkdownFile) -> BuiltOperation | None:
     """The operation block of a rendered file, back as the value it was rendered from."""
     front = markdown.frontmatter
     block = front.data.get("operation") if front is not None else None
-    if not isinstance(block, dict) or not isinstance(block.get("schema"), str):
+    if not isinstance(block, dict) or not isinstance(block.get("schema"), RenderedJson):
         return None
     return BuiltOperation(
         method=block["method"],
         url=block["url"],
-        schema=json.loads(block["schema"]),
+        schema=json.loads(json.dumps(block["schema"].value)),  # as the file's text parses: a copy, curated in place
         query=list(block.get("query", [])),
         header=list(block.get("header", [])),
         headers=dict(block.get("headers", {})),

@@ -12,8 +12,11 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import re
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from skillhouse.errors import CallerError
 from skillhouse.json_types import JsonObject
@@ -64,6 +67,15 @@ def parse_spec_text(data: bytes, where: str) -> Any:
     """Parse ``data`` as JSON, or as YAML when it is not JSON; :class:`SpecError` when neither."""
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"{where}: the file is larger than {MAX_SPEC_BYTES} bytes")
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    if _JSON_START.match(data, start):
+        text, escapes = _ascii_json(data, start, where)
+        del data
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            pass  # YAML is a superset of JSON in practice; let it explain the problem
+        return _parse_yaml(_unescaped(text, escapes).encode("utf-8"), where)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -82,6 +94,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         del text
         encoded = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data  # the text's exact UTF-8
         del data
+    return _parse_yaml(encoded, where)
+
+
+def _parse_yaml(encoded: bytes, where: str) -> Any:
     import yaml  # here: a JSON spec never needs it
 
     from skillhouse.openapi import yaml_events
@@ -97,6 +113,64 @@ def parse_spec_text(data: bytes, where: str) -> Any:
         raise SpecError(f"{where}{line}: malformed YAML or JSON: {exc.problem or exc.context}") from None
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         raise SpecError(f"{where}: malformed YAML or JSON: {exc}") from None
+
+
+_JSON_START = re.compile(rb"[ \t\n\r\x0b\x0c]*[{\[]")
+_CHUNK = 4096
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """``data[start:]`` (UTF-8 JSON) as text with every character beyond ASCII written as a JSON escape, and
+    where the text was changed (each changed stretch's offset and length, and what it was).
+
+    One character beyond Latin-1 makes a decoded text two or four bytes a character (Jira's spec: 3.4 MB
+    for 1.7 MB of UTF-8), and the text is held while the spec is parsed, the import's peak then; escaped,
+    it is ASCII, and parses to the same value (outside a string, such a character is no JSON either way).
+    The bytes are taken a few kilobytes at a time, so only the stretches with such characters are decoded
+    and searched. :class:`SpecError` names the first byte that is not UTF-8, as decoding the whole would.
+    """
+    if data.isascii():
+        return data.decode("ascii"), []
+    escapes: list[tuple[int, int, str]] = []
+    with memoryview(data) as view:
+        parts: list[bytes | memoryview] = []
+        size, position, length = 0, start, len(data)
+        while position < length:
+            end = min(position + _CHUNK, length)
+            while end < length and data[end] >= 0x80:  # a character (or a run of them) is never split
+                end += 1
+            piece = data[position:end]
+            if piece.isascii():
+                parts.append(view[position:end])
+                size += end - position
+            else:
+                try:
+                    chars = piece.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SpecError(f"{where}: not UTF-8 (byte {position - start + exc.start})") from None
+                escaped = _BEYOND_ASCII.sub(lambda run: encode_basestring_ascii(run.group())[1:-1], chars).encode("ascii")
+                escapes.append((size, len(escaped), chars))
+                parts.append(escaped)
+                size += len(escaped)
+            position = end
+        joined = b"".join(parts)
+        del parts
+    # decoded before any large block is freed: freeing one raises the allocator's threshold for mapping a
+    # block of its own, and the text, then made in the heap, would leave a hole of its size there once parsed
+    text = joined.decode("ascii")
+    del joined
+    return text, escapes
+
+
+def _unescaped(text: str, escapes: list[tuple[int, int, str]]) -> str:
+    """The text :func:`_ascii_json` was given, back from its result and the runs it escaped."""
+    parts, position = [], 0
+    for offset, length, chars in escapes:
+        parts += [text[position:offset], chars]
+        position = offset + length
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 class Unresolved(Exception):
@@ -124,6 +198,10 @@ class SpecDocument:
     _found: dict[tuple[str, str], tuple[Any, str, str]] = field(default_factory=dict)
     """Each reference followed, by the document it is written in: a spec refers to the same few
     components (an error response, a shared schema) hundreds of times."""
+    _released: set[str] = field(default_factory=set)
+    """Path items dropped from :attr:`root` by :meth:`release_path_item`."""
+    _read_again: bool = False
+    """Whether a reference into ``paths`` had the spec read again: path items are kept from then on."""
 
     @property
     def version(self) -> str:
@@ -164,11 +242,32 @@ class SpecDocument:
             target_doc = target
         if pointer and not pointer.startswith("/"):
             return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)", at)
+        if target_doc == "" and self._released and _reaches_paths(pointer):
+            self._read_root_again()
         node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
         if missing is not None:
             return RefProblem(BAD_POINTER, where, ref, f"points at nothing: {self.label(target_doc)} has no {missing!r} on the way to {pointer!r}", at)
         found = self._found[(doc, ref)] = (node, target_doc, f"{target_doc}#{pointer}")
         return found
+
+    def release_path_item(self, path: str) -> None:
+        """Drop path item ``path`` from the root spec read from :attr:`spec_file`, its operations converted.
+
+        The import holds the parsed spec while every operation's files pile up, and the path items are
+        most of many specs (Jira's: three quarters), so each is freed once done with. A reference that
+        later leads into ``paths`` (or to the whole spec) reads the spec from its file again and finds
+        what it always would; path items are then kept.
+        """
+        paths = self.root.get("paths")
+        if self.spec_file is not None and not self._read_again and isinstance(paths, dict) and path in paths:
+            del paths[path]
+            self._released.add(path)
+
+    def _read_root_again(self) -> None:
+        assert self.spec_file is not None  # only a spec read from a file has path items released
+        self.root = parse_spec_text(self.spec_file.read_bytes(), str(self.spec_file))
+        self._released.clear()
+        self._read_again = True
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
         """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""
@@ -242,6 +341,12 @@ class SpecDocument:
             raise _Refused(MISSING_FILE, f"names the file {target.key}, which does not exist") from None
         except OSError as exc:
             raise _Refused(MISSING_FILE, f"names the file {target.key}, which cannot be read: {exc.strerror or exc}") from None
+
+
+def _reaches_paths(pointer: str) -> bool:
+    """Whether JSON pointer ``pointer`` in the root spec is the whole spec, or leads into its ``paths``."""
+    first = pointer.split("/", 2)[1] if pointer.startswith("/") else ""
+    return not pointer or unquote(first).replace("~1", "/").replace("~0", "~") == "paths"
 
 
 class _Refused(Exception):

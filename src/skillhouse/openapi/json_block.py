@@ -22,14 +22,37 @@ class _Unsure(Exception):
     pass
 
 
-def indented_json(value: Any, *, sort_keys: bool = False) -> str:
-    """``json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys)``."""
+def indented_json(value: Any, *, sort_keys: bool = False, end: str = "") -> str:
+    """``json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys) + end``.
+
+    ``end`` is joined with the rest: added afterwards, it would copy a text that can be a megabyte.
+    """
     out: list[str] = []
     try:
-        _value(value, "", sort_keys, out)
+        if type(value) is dict and value:
+            _members(value, sort_keys, out)
+        else:
+            _value(value, "", sort_keys, out)
     except (_Unsure, TypeError):  # TypeError: keys that do not sort
-        return json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys)
+        return json.dumps(value, indent=1, ensure_ascii=True, sort_keys=sort_keys) + end
+    out.append(end)
     return "".join(out)
+
+
+def _members(value: dict[Any, Any], sort_keys: bool, out: list[str]) -> None:
+    """A top-level object, as :func:`_object` writes it, with each member's pieces joined before the next.
+
+    The pieces of a whole ``types.json`` (fifty thousand for OpenAI's spec) held at once took
+    more memory than its text, at the end of an import, where its peak is.
+    """
+    out.append("{\n ")
+    for index, key in enumerate(sorted(value) if sort_keys else value):
+        if type(key) is not str:
+            raise _Unsure
+        member = [(",\n " if index else "") + encode_basestring_ascii(key) + ": "]
+        _value(value[key], " ", sort_keys, member)
+        out.append("".join(member))
+    out.append("\n}")
 
 
 def _value(value: Any, indent: str, sort_keys: bool, out: list[str]) -> None:

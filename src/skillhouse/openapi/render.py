@@ -9,12 +9,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skillhouse.compiler.expansion import compact_json
+from skillhouse.compiler.forms import written_plain
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
 
 MAX_DESCRIPTION = 1024
+_HANDED_AS_DATA = 16_384
+"""Characters of schema text up to which the compile is handed the schema's data; a larger one (a schema
+fitted to the size cap, expanded inline) is handed its text, and parsed when compiled."""
 
 
 def clean_text(value: Any) -> str:
@@ -42,9 +47,9 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
 
     It comes with the frontmatter data the reader would parse from the text, so the wizard's compile
     need not parse what it has just written.
-    The data is what the text was rendered from: the block, and the schema as its JSON text (the
-    literal block scalar gives back exactly that text). Key lines are not known without parsing, so
-    they are left empty: a compile that reports errors reads the text again to place them.
+    The data is what the text was rendered from: the block, and the schema as the value its JSON text
+    (a literal block scalar) was written from (:class:`RenderedJson`). Key lines are not known without
+    parsing, so they are left empty: a compile that reports errors reads the text again to place them.
     """
     block = built.block()
     schema = indented_json(built.schema)
@@ -55,7 +60,12 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
         prose += "\n\nDeprecated by the API provider."
     head = f"---\n{_dump({'operation': block})}  schema: |-\n{schema_lines}\n---\n"
     body = f"{prose}\n"
-    front = Frontmatter({"operation": {**block, "schema": RenderedJson(schema, built.schema)}}, {}, 1, body, head.count("\n") + 1, {})
+    plain = written_plain(schema)
+    if len(schema) <= _HANDED_AS_DATA:
+        handed = RenderedJson(built.schema, plain)
+    else:  # compact, its text is under half the indented one in the file, and parses to the same value
+        handed = RenderedJson.parsed_when_used(compact_json(built.schema), plain)
+    front = Frontmatter({"operation": {**block, "schema": handed}}, {}, 1, body, head.count("\n") + 1, {})
     return MarkdownFile(filename, head + body, front)
 
 
@@ -108,7 +118,24 @@ def manifest_file(
 
 
 def types_file(types: dict[str, JsonSchema]) -> str:
-    return indented_json(types, sort_keys=True) + "\n"
+    return indented_json(types, sort_keys=True, end="\n")
+
+
+def types_as_read(types: Any) -> Any:
+    """What reading :func:`types_file`'s text back gives: ``types`` with every object's keys sorted.
+
+    The wizard hands the compiler this rather than the text to parse: parsing made a second string of
+    every name and description in the types beside the ones the converter holds (and two copies of the
+    text while it was decoded), 0.7 MB more at the import's peak on OpenAI's spec. Like the parse,
+    it shares no container with ``types`` (the converter's schemas are written in their own key order).
+    A test holds it equal to the parse, key order and value types included.
+    """
+    kind = type(types)
+    if kind is dict:
+        return {key: types_as_read(types[key]) for key in sorted(types)}
+    if kind is list:
+        return [types_as_read(item) for item in types]
+    return types
 
 
 def _dump(data: JsonObject) -> str:

@@ -20,6 +20,8 @@ from skillhouse.openapi.references import WRONG_KIND, RefProblem, non_schema_pla
 
 TYPE_PREFIX = "#/types/"
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+_TYPE_NAMES = {name: name for name in JSON_TYPES}
+"""Each type name as one string: a parsed JSON spec has its own ``"string"`` wherever a schema says so."""
 _COUNTS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
 _NUMBERS = ("minimum", "maximum")
 _TEXTS = ("title", "description", "format", "contentMediaType", "contentEncoding")
@@ -77,6 +79,9 @@ class SchemaConverter:
         self._converting: set[str] = set()
         self._type_notes: dict[str, list[str]] = {}
         self._where = "an inline schema"
+        self._texts: dict[str, str] = {}
+        """One string per distinct title, description or format kept: a JSON spec repeats a shared
+        description hundreds of times, each its own string, and the types hold what they keep to the end."""
         self.notes: list[str] = []
         """What was changed or dropped while converting, for the operation being built (a type's notes again each time it is used)."""
 
@@ -99,7 +104,7 @@ class SchemaConverter:
                     self.notes.append(f"{self._where}: type {str(value)[:40]!r} is not a JSON Schema type (a spec bug); any type is accepted there")
             elif key in _TEXTS:
                 if isinstance(value, str):
-                    out[key] = value
+                    out[key] = self._texts.setdefault(value, value)
             elif key == "enum":
                 if isinstance(value, list):
                     out[key] = json_value(value)
@@ -351,9 +356,9 @@ def _convert_type(value: Any, out: JsonSchema) -> Any:
         out.setdefault("format", "binary")
         return "string"
     if isinstance(value, str):
-        return value if value in JSON_TYPES else None
+        return _TYPE_NAMES.get(value)
     if isinstance(value, list):
-        kinds = list(dict.fromkeys(v for v in value if v in JSON_TYPES))
+        kinds = list(dict.fromkeys(_TYPE_NAMES[v] for v in value if v in JSON_TYPES))
         return kinds or None
     return None
 

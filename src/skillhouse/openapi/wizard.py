@@ -24,7 +24,14 @@ from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
 from skillhouse.openapi.references import RefPolicy, Spot
-from skillhouse.openapi.render import clean_text, manifest_file, operation_markdown, skill_name, types_file
+from skillhouse.openapi.render import (
+    clean_text,
+    manifest_file,
+    operation_markdown,
+    skill_name,
+    types_as_read,
+    types_file,
+)
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
@@ -121,12 +128,19 @@ def _import(
     label = "spec" if isinstance(spec, SpecDocument) else str(spec)
     # A spec loaded here is referenced only inside _convert, so it is freed before the compile,
     # the import's peak: the compile holds the package and its release, no longer the parsed spec.
-    converted = _convert(spec if isinstance(spec, SpecDocument) else load_spec(spec, refs), label, name, include, exclude, progress, server, curation)
-    chosen, rendered, outcomes = converted.name, converted.rendered, converted.outcomes
-    files = {filename: markdown.text for filename, markdown in rendered.items()}
-    compiled = _compile_as_rendered(chosen, rendered, converted.manifest, converted.types, files)
+    # Its path items are dropped one by one as their operations are converted (not a caller's document,
+    # and not with a curation, which holds every operation found).
+    loaded = not isinstance(spec, SpecDocument)
+    document = spec if isinstance(spec, SpecDocument) else load_spec(spec, refs)
+    converted = _convert(document, label, name, include, exclude, progress, server, curation, release=loaded and curation is None)
+    del document
+    chosen, outcomes = converted.name, converted.outcomes
+    # The shared types from here on are as reading types.json back gives them (the converter's own are freed).
+    types = converted.types = types_as_read(converted.types)
+    files = {filename: markdown.text for filename, markdown in converted.rendered.items()}
+    compiled = _compile_as_rendered(converted, types, files)
     if compiled is None:
-        compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, converted.types, outcomes)
+        compiled = _compile_dropping_refused(chosen, files, converted.manifest.text, types, outcomes)
     report = converted.report
     report.outcomes = [outcomes[stem] for stem in converted.order]
     if curation is not None:  # curation hook: the record the package check holds the overlay against
@@ -158,7 +172,10 @@ def _convert(
     progress: Progress | None,
     server: str | None,
     curation: CurationRun | None = None,
+    release: bool = False,
 ) -> _Converted:
+    """The spec's operations converted and rendered; with ``release``, each path item is dropped from the
+    spec once its operations are (see :meth:`SpecDocument.release_path_item`)."""
     problems_before = len(document.problems)  # a document imported again keeps the earlier import's problems
     root = document.root
     base_urls = [server.rstrip("/")] if server else _base_urls(document)
@@ -177,7 +194,14 @@ def _convert(
     rendered: dict[str, MarkdownFile] = {}
     outcomes: dict[str, OperationOutcome] = {}
     listing: list[tuple[str, str]] = []
-    for index, item in enumerate(wanted):
+    order, total = [f.stem for f in wanted], len(wanted)
+    # Taken from the end of a reversed list, so no list holds an operation once it is converted
+    pending = wanted[::-1]
+    del found, wanted
+    index = 0
+    while pending:
+        item = pending.pop()
+        index += 1
         outcome, markdown = _one(conv, document, item, base_urls[0], server is None, expansions)
         if curation is not None:  # curation hook: arguments and approval of the built operation
             outcome, markdown = curation.finish(item.stem, outcome, markdown, conv.types)
@@ -189,10 +213,12 @@ def _convert(
             rendered[markdown.path] = markdown
             listing.append((item.stem, " ".join(clean_text(item.op.get("summary")).split())[:200]))
         if progress is not None:
-            progress(index + 1, len(wanted))
+            progress(index, total)
+        if release and (not pending or pending[-1].path != item.path):  # the path's last operation
+            document.release_path_item(item.path)
     report.problems = list(dict.fromkeys(document.problems[problems_before:]))
     manifest = manifest_file(chosen, info, base_urls, report.security, listing)
-    return _Converted(chosen, rendered, manifest, conv.types, outcomes, [f.stem for f in wanted], report)
+    return _Converted(chosen, rendered, manifest, conv.types, outcomes, order, report)
 
 
 def write_skill(result: ImportResult, out_dir: str | Path) -> Path:
@@ -259,27 +285,37 @@ def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
     return ConverterError(pointer, type(exc).__name__, str(exc)[:200], raised_at)
 
 
-def _compile_as_rendered(
-    name: str, rendered: dict[str, MarkdownFile], manifest: MarkdownFile, types: dict[str, JsonSchema], files: dict[str, str]
-) -> CompiledSkill | None:
+def _compile_as_rendered(converted: _Converted, types: dict[str, JsonSchema], files: dict[str, str]) -> CompiledSkill | None:
     """The package compiled from the operation files' data as rendered, or ``None`` if anything is refused.
 
     Reading the files back would parse each one's YAML and give the same data (a test holds the two
     equal on the corpus and on fuzzed specs); only the key lines would differ, and those appear only in
     errors. So a clean compile is taken as is, and any error sends the caller to the reading path,
-    which places each error on its line. SKILL.md is taken with the data it was rendered from too;
-    ``types.json`` is read as written (the types file's sorted keys are the order the compiler sees).
+    which places each error on its line. SKILL.md is taken with the data it was rendered from too, and
+    ``types`` is handed as reading ``types.json`` gives it (:func:`types_as_read`: sorted keys are the
+    order the compiler sees), where the reader would take it without a word.
+
+    The rendered data is taken out of ``converted``: it is freed once compiled, before the text of
+    ``types.json`` is made (at the end of the compile, with the release built, that was the import's peak).
     """
+    rendered, converted.rendered = converted.rendered, {}
     if any(not _read_as_is(filename, markdown.text) for filename, markdown in rendered.items()):
         return None
-    written: dict[str, str] = {MANIFEST: manifest.text}
-    if types:
-        written[TYPES] = types_file(types)
-    package, read_errors = read_package(name, written, label="", parsed={MANIFEST: manifest})
-    package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)))
+    if not all(isinstance(schema, dict | bool) for schema in types.values()):
+        return None  # the reader refuses it: the reading path says why
+    manifest = converted.manifest
+    package, read_errors = read_package(converted.name, {MANIFEST: manifest.text}, label="", parsed={MANIFEST: manifest})
+    package = replace(package, files=tuple(rendered[filename] for filename in sorted(rendered)), types=types)
+    del rendered
     compiled, errors = compile_package(package)
+    del package
     if read_errors or errors:
         return None
+    written = {MANIFEST: manifest.text}
+    if types:
+        written[TYPES] = types_file(types)
+        if len(written[TYPES]) > MAX_FILE_BYTES:
+            return None  # the reader refuses it: the reading path says why
     files.update(written)
     return compiled
 

@@ -132,7 +132,10 @@ def load(text: str | bytes) -> Any:
         raise Unsupported("libyaml is not available")
     parser = _Parser(text)
     anchors: JsonObject = {}
-    keys: dict[Any, Any] = {}
+    # One string per distinct text, keys and values alike: json.loads shares its keys, and a spec also
+    # repeats values ("string", "object", a shared description) thousands of times. For OpenAI's spec
+    # that is a third of its strings' memory, held through the whole import.
+    strings: dict[str, str] = {}
     # The open container is held in locals (``into``; for a mapping, ``key`` is the key waiting for its
     # value, or ``_NO_KEY``); the containers around it wait on ``stack``. This loop runs once per event,
     # over 100,000 times for a large spec, so each event is settled with as few steps as it can be.
@@ -144,7 +147,7 @@ def load(text: str | bytes) -> Any:
     scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     mapping_end, sequence_end, alias = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.AliasEvent
     document_end, stream_end = yaml.DocumentEndEvent, yaml.StreamEndEvent
-    next_event, special, number_start = parser.get_event, _SPECIAL.get, _NUMBER_START
+    next_event, special, number_start, same = parser.get_event, _SPECIAL.get, _NUMBER_START, strings.setdefault
     try:
         while True:
             event = next_event()
@@ -162,6 +165,8 @@ def load(text: str | bytes) -> Any:
                         value = resolved
                     elif value[0] in number_start:
                         value = _number(value)
+                if type(value) is str:
+                    value = same(value, value)
                 if event.anchor is not None:
                     anchors[event.anchor] = value
             elif kind is mapping_start or kind is sequence_start:
@@ -197,9 +202,7 @@ def load(text: str | bytes) -> Any:
             else:
                 if type(value) is dict or type(value) is list:
                     raise Unsupported("a key that is a mapping or a sequence")
-                # one string per distinct key, as json.loads does: a spec repeats a few hundred keys
-                # (type, description, properties) tens of thousands of times
-                key = keys.setdefault(value, value) if type(value) is str else value
+                key = value
         if done and type(next_event()) is not stream_end:
             # PyYAML's load refuses a stream of several documents; let it say so
             raise Unsupported("more than one document")

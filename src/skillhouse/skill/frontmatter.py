@@ -7,6 +7,7 @@ the plain data from it, so the file is read one time.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from skillhouse.json_types import JsonObject
@@ -22,21 +23,37 @@ if TYPE_CHECKING:
 KeyPath = tuple[str | int, ...]
 
 
-class RenderedJson(str):
-    """JSON text in frontmatter data handed over with the value it was written from.
+class RenderedJson:
+    """In frontmatter data the wizard hands over, an operation's schema: the value its JSON text was written from.
 
     The OpenAPI wizard writes each operation's schema as JSON text and hands the compiler the data it
     rendered (see :func:`skillhouse.openapi.render.operation_markdown`); the compiler takes ``value``
-    instead of parsing the text back. It is the text in every other respect (a test holds ``value``
-    equal to the text's parse, key order and value types included).
+    where reading the file gives the text to parse (a test holds ``value`` equal to that parse, key order
+    and value types included). Only a large schema comes as its text (:meth:`parsed_when_used`): a
+    second copy of every schema's text beside its data, held until the compile, was 0.3 MB more at a
+    large import's peak memory. ``plain`` is what the compiler would have read from the text: whether it holds
+    no reference to expand (:func:`skillhouse.compiler.forms.written_plain`).
     """
 
-    value: Any
+    __slots__ = ("_text", "_value", "plain")
 
-    def __new__(cls, text: str, value: Any) -> RenderedJson:
-        made = super().__new__(cls, text)
-        made.value = value
-        return made
+    def __init__(self, value: Any, plain: bool, text: str | None = None) -> None:
+        self._value = value
+        self._text = text
+        self.plain = plain
+
+    @classmethod
+    def parsed_when_used(cls, text: str, plain: bool) -> RenderedJson:
+        """The schema as its JSON text, parsed each time its value is asked for (once, by the compile).
+
+        A large schema's data takes several times the memory of its text, and it would wait for the
+        compile beside every other operation's file; the text parses to exactly the value.
+        """
+        return cls(None, plain, text)
+
+    @property
+    def value(self) -> Any:
+        return json.loads(self._text) if self._text is not None else self._value
 
 
 @record(frozen=True)
