@@ -12,7 +12,9 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import os
 import re
+import stat
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
@@ -68,9 +70,10 @@ def parse_spec_text(data: bytes, where: str) -> Any:
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"{where}: the file is larger than {MAX_SPEC_BYTES} bytes")
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-    if _JSON_START.match(data, start):
-        text, escapes = _ascii_json(data, start, where)
-        del data
+    escaped = _ascii_json(data, start, where) if _JSON_START.match(data, start) else None
+    if escaped is not None:
+        text, escapes = escaped
+        del data, escaped
         try:
             return json.loads(text)
         except (ValueError, RecursionError):
@@ -120,7 +123,7 @@ _CHUNK = 4096
 _BEYOND_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
-def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[int, int, str]]]:
+def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[int, int, str]]] | None:
     """``data[start:]`` (UTF-8 JSON) as text with every character beyond ASCII written as a JSON escape, and
     where the text was changed (each changed stretch's offset and length, and what it was).
 
@@ -129,6 +132,10 @@ def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[in
     it is ASCII, and parses to the same value (outside a string, such a character is no JSON either way).
     The bytes are taken a few kilobytes at a time, so only the stretches with such characters are decoded
     and searched. :class:`SpecError` names the first byte that is not UTF-8, as decoding the whole would.
+
+    ``None`` when such a character is escaped by a backslash: that is no JSON (an escape is ASCII), and the
+    escaped text would be, spelling a backslash and a ``u`` where there was neither; such a text is
+    decoded and parsed as it is.
     """
     if data.isascii():
         return data.decode("ascii"), []
@@ -149,6 +156,9 @@ def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[in
                     chars = piece.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise SpecError(f"{where}: not UTF-8 (byte {position - start + exc.start})") from None
+                if any(_escaping(chars, run.start(), data, position, start) for run in _BEYOND_ASCII.finditer(chars)):
+                    parts.clear()  # the views into data go before the memoryview is released
+                    return None
                 escaped = _BEYOND_ASCII.sub(lambda run: encode_basestring_ascii(run.group())[1:-1], chars).encode("ascii")
                 escapes.append((size, len(escaped), chars))
                 parts.append(escaped)
@@ -161,6 +171,19 @@ def _ascii_json(data: bytes, start: int, where: str) -> tuple[str, list[tuple[in
     text = joined.decode("ascii")
     del joined
     return text, escapes
+
+
+def _escaping(chars: str, index: int, data: bytes, position: int, start: int) -> bool:
+    """Whether the character at ``index`` of ``chars`` (the text of ``data[position:]``) follows an odd run of
+    backslashes, so it would be escaped by the last of them (counted back into ``data`` down to ``start``)."""
+    at, count = index - 1, 0
+    while at >= 0 and chars[at] == "\\":
+        at, count = at - 1, count + 1
+    if at < 0:  # the run reaches the stretch's start: the bytes before it are ASCII, a backslash one byte
+        at = position - 1
+        while at >= start and data[at] == 0x5C:
+            at, count = at - 1, count + 1
+    return count % 2 == 1
 
 
 def _unescaped(text: str, escapes: list[tuple[int, int, str]]) -> str:
@@ -198,6 +221,9 @@ class SpecDocument:
     _found: dict[tuple[str, str], tuple[Any, str, str]] = field(default_factory=dict)
     """Each reference followed, by the document it is written in: a spec refers to the same few
     components (an error response, a shared schema) hundreds of times."""
+    _stamp: tuple[int, int, int] | None = None
+    """The spec file's inode, size and modification time as read, when it is a regular file: only such a
+    file's path items are released (a pipe cannot be read again), and only while the file is unchanged."""
     _released: set[str] = field(default_factory=set)
     """Path items dropped from :attr:`root` by :meth:`release_path_item`."""
     _read_again: bool = False
@@ -259,13 +285,19 @@ class SpecDocument:
         what it always would; path items are then kept.
         """
         paths = self.root.get("paths")
-        if self.spec_file is not None and not self._read_again and isinstance(paths, dict) and path in paths:
+        if self._stamp is not None and not self._read_again and isinstance(paths, dict) and path in paths:
             del paths[path]
             self._released.add(path)
 
     def _read_root_again(self) -> None:
         assert self.spec_file is not None  # only a spec read from a file has path items released
-        self.root = parse_spec_text(self.spec_file.read_bytes(), str(self.spec_file))
+        try:
+            root, stamp = _parse_file(self.spec_file)
+        except OSError as exc:
+            raise SpecError(f"{self.spec_file}: cannot read it again: {exc.strerror or exc}") from None
+        if stamp != self._stamp:  # what was dropped is not what the file holds now
+            raise SpecError(f"{self.spec_file}: the file changed while it was being imported; import it again")
+        self.root = root
         self._released.clear()
         self._read_again = True
 
@@ -363,14 +395,24 @@ def load_spec(path: str | Path, policy: RefPolicy | None = None) -> SpecDocument
     """
     source = Path(path)
     try:
-        # not kept in a name here, so parse_spec_text can free the bytes once it has the text
-        root = parse_spec_text(source.read_bytes(), str(source))
+        root, stamp = _parse_file(source)
     except OSError as exc:
         raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
     document = spec_from_data(root, source.resolve().parent, str(source))
     document.policy = policy or RefPolicy()
     document.spec_file = source.resolve()
+    document._stamp = stamp
     return document
+
+
+def _parse_file(source: Path) -> tuple[Any, tuple[int, int, int] | None]:
+    """The spec in ``source`` parsed, and the file's inode, size and modification time when it is a regular
+    file read whole (else ``None``). The bytes are handed straight over, so the parse can free them."""
+    with open(source, "rb") as file:
+        status = os.fstat(file.fileno())
+        root = parse_spec_text(file.read(), str(source))
+        regular = stat.S_ISREG(status.st_mode) and file.tell() == status.st_size
+    return root, (status.st_ino, status.st_size, status.st_mtime_ns) if regular else None
 
 
 def spec_from_data(root: Any, base: Path | None = None, where: str = "spec") -> SpecDocument:

@@ -263,6 +263,8 @@ def _one(
         return outcome("skipped", [str(exc)]), None
     except RecursionError:
         return outcome("skipped", ["the operation's schemas are nested too deeply"]), None
+    except SpecError:
+        raise  # the spec itself (read again for a reference) cannot be read: the whole import stops
     except Exception as exc:
         # Anything else is a bug of ours: this operation is skipped, the import goes on, and the
         # report says where, so it is seen (the fuzz tests assert none happens) rather than swallowed.
