@@ -112,7 +112,7 @@ def judge_of(spec: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
         read = werkzeug_request(request)
         with contextlib.suppress(Exception):  # a request no path fits is refused by validate_request itself
             found = openapi.request_validator._find_path(read)[3]
-            read.parameters.path = _matrix_names(found.variables)
+            read.parameters.path = _matrix_names(_as_sent(found.pattern, found.variables, request["url"]))
         openapi.validate_request(read)
 
     return judge
@@ -122,9 +122,34 @@ def _matrix_names(variables: dict[str, str]) -> dict[str, str]:
     """The path's variables also under the names openapi-core 0.23's matrix reader looks up (``;id``, ``;id*``,
     RFC 6570's spelling), where its path finder files them under ``id``: without them it finds no matrix
     parameter in any request (``Missing required path parameter``), however it is written. An empty value,
-    which OpenAPI and RFC 6570 write ``;id``, is handed over as ``;id=``: openapi-core's reader only knows that."""
-    spelled = {k: f";{k}=" if v == f";{k}" else v for k, v in variables.items()}
+    which OpenAPI and RFC 6570 write ``;id`` (an exploded object's empty member ``;key``, an exploded list's
+    empty item ``;id``), is handed over as ``;id=``: openapi-core's reader only knows that."""
+    spelled = {k: _empty_spelled_out(v) for k, v in variables.items()}
     return {**variables, **{f";{k}": v for k, v in spelled.items()}, **{f";{k}*": v for k, v in spelled.items()}}
+
+
+def _as_sent(pattern: str, variables: dict[str, str], url: str) -> dict[str, str]:
+    """The path's variables as the request's URL has them, percent-escapes kept.
+
+    openapi-core's path finder decodes each before its matrix reader splits it at ``;``, ``=`` and ``,``: a
+    value holding one of them (which the guest escapes, ``%3B``) would be misread. Only a variable whose
+    segment the pattern's segments place is taken as sent; the rest are left as found."""
+    templates = pattern.strip("/").split("/")
+    segments = urlsplit(url).path.strip("/").split("/")[-len(templates):]  # after the server's own path
+    sent = dict(variables)
+    if len(segments) == len(templates):
+        for template, segment in zip(templates, segments, strict=True):
+            name = template[1:-1] if template.startswith("{") and template.endswith("}") else None
+            if name in sent:
+                sent[name] = segment
+    return sent
+
+
+def _empty_spelled_out(value: str) -> str:
+    """A matrix value with each ``;name`` that has no ``=`` (an empty value, as RFC 6570 writes it) as ``;name=``."""
+    if not value.startswith(";"):
+        return value
+    return ";".join(part if "=" in part or not part else f"{part}=" for part in value.split(";"))
 
 
 def werkzeug_request(request: dict[str, Any]) -> Any:
