@@ -1,0 +1,131 @@
+"""SQLite: concurrent write transactions committed together, each caller waiting until its own is committed.
+
+On SQLite the gateway's writes per request (the idempotency claim, the completion, an audit row) are a
+few in-process statements each, and their ``COMMIT`` costs more than all of them: it appends every page
+the transaction changed to the WAL, and the next commit appends the same hot pages again (the key
+index's leaf, the audit table's last page). Under many client threads, which queue for SQLite's single
+writer lock anyway, one transaction for every write waiting at that moment does the same writes with one
+``BEGIN IMMEDIATE`` and one ``COMMIT`` (bench/bench_gateway.py).
+
+Nothing about what a caller sees changes: :meth:`GroupCommit.write` returns only once the transaction
+holding its work has committed (a claim is as durable before the request is sent as it was alone), and
+a work that raises leaves nothing: the batch is rolled back and its other works run again, without it,
+in a new transaction, and the one that raised raises to its own caller. A transaction that fails by
+itself (its ``BEGIN``, its ``COMMIT``, a lost connection) fails every work of it, none committed. A work is
+therefore statements only, run on the transaction it is given, with no effect outside it. Works in a
+batch run in the order they were handed in, so two claims of one key still see each other: the second
+finds the first's row.
+
+The protocol is a leader's: the caller that finds no batch being committed commits every work queued
+by then (its own included); callers arriving meanwhile queue, and when the leader's commit is done the
+first of them leads the next batch. No thread of its own, and nothing waits once the queue is empty.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, cast
+
+from skillhouse.store.database import Database
+from skillhouse.store.prepared import DriverTransaction, writing
+
+T = TypeVar("T")
+
+
+class _Work(Generic[T]):
+    """One caller's work: what it returned or raised, and the lock its caller waits on."""
+
+    __slots__ = ("error", "leads", "result", "run", "turn")
+
+    def __init__(self, run: Callable[[DriverTransaction], T]) -> None:
+        self.run = run
+        self.result: T | None = None
+        self.error: BaseException | None = None
+        # held until the work is committed (or failed), or until its caller is to lead the next batch: a
+        # bare lock is the cheapest wait threading has (an Event is a Condition over one)
+        self.turn = threading.Lock()
+        self.turn.acquire()
+        self.leads = False
+
+
+class GroupCommit:
+    """One database's queue of writes committed together (module docstring)."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self._lock = threading.Lock()
+        self._queue: list[_Work[Any]] = []
+        self._leading = False
+
+    def write(self, run: Callable[[DriverTransaction], T]) -> T:
+        """``run`` on a write transaction shared with the writes queued beside it; its result once committed."""
+        work = _Work(run)
+        with self._lock:
+            self._queue.append(work)
+            if not self._leading:
+                self._leading = work.leads = True
+        if not work.leads:
+            work.turn.acquire()  # released when committed, or when this caller is to lead
+        if work.leads:
+            self._lead()
+        if work.error is not None:
+            raise work.error
+        return cast(T, work.result)  # set by the commit
+
+    def queued(self) -> int:
+        """How many writes wait for the next batch (the one being committed not counted)."""
+        with self._lock:
+            return len(self._queue)
+
+    def _lead(self) -> None:
+        with self._lock:
+            batch, self._queue = self._queue, []
+        try:
+            self._commit(batch)
+        finally:
+            with self._lock:
+                if self._queue:
+                    successor = self._queue[0]
+                    successor.leads = True
+                    successor.turn.release()
+                else:
+                    self._leading = False
+            for work in batch:
+                if not work.leads:
+                    work.turn.release()
+
+    def _commit(self, batch: list[_Work[Any]]) -> None:
+        pending = batch
+        while pending:
+            running: _Work[Any] | None = None
+            try:
+                with writing(self.database) as transaction:
+                    for running in pending:
+                        running.result = running.run(transaction)
+                    running = None
+                return
+            except BaseException as error:
+                if running is None:
+                    # the transaction itself failed (its BEGIN, its COMMIT, the connection): nothing of it
+                    # committed, and running the works again would only wait for the same failure
+                    for work in pending:
+                        work.error = error
+                    return
+                # rolled back: the work that raised answers its caller, the others commit without it
+                running.error = error
+                pending = [work for work in pending if work is not running]
+
+
+_GROUPS: weakref.WeakKeyDictionary[Database, GroupCommit] = weakref.WeakKeyDictionary()
+_GROUPS_LOCK = threading.Lock()
+
+
+def group_commit(database: Database) -> GroupCommit:
+    """The database's one :class:`GroupCommit`: every writer of the database shares its batches."""
+    with _GROUPS_LOCK:
+        group = _GROUPS.get(database)
+        if group is None:
+            group = _GROUPS[database] = GroupCommit(database)
+        return group

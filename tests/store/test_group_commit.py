@@ -1,0 +1,79 @@
+"""Writes handed in together share one transaction, and each caller still sees only its own write's outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+import pytest
+from sqlalchemy import Table, bindparam, insert, select
+from tests.store.held_batch import WAIT_SECONDS, batch_held_open
+
+from skillhouse.store import Database
+from skillhouse.store.gateway_tables import AllowedHostRow
+from skillhouse.store.group_commit import GroupCommit, group_commit
+from skillhouse.store.prepared import DriverTransaction, Prepared, reading
+
+HOSTS = cast(Table, AllowedHostRow.__table__)
+
+
+def _adding(database: Database, host: str, seen: list[DriverTransaction] | None = None) -> Callable[[DriverTransaction], str]:
+    statement = Prepared(database, insert(HOSTS).values(tenant_id=bindparam("tenant"), host=bindparam("host")))
+
+    def add(transaction: DriverTransaction) -> str:
+        if seen is not None:
+            seen.append(transaction)
+        transaction.execute(statement, {"tenant": "t", "host": host})
+        return host
+
+    return add
+
+
+def _hosts(database: Database) -> list[str]:
+    statement = Prepared(database, select(HOSTS.c.host).where(HOSTS.c.tenant_id == bindparam("tenant")).order_by(HOSTS.c.host))
+    with reading(database) as transaction:
+        return [str(host) for (host,) in transaction.rows(statement, {"tenant": "t"})]
+
+
+def test_writes_handed_in_while_a_batch_commits_share_the_next_transaction(database: Database) -> None:
+    group = GroupCommit(database)
+    seen: list[DriverTransaction] = []
+    with batch_held_open(group) as hand_in:
+        handed = [hand_in(lambda n=n: group.write(_adding(database, f"{n}.example", seen))) for n in range(4)]
+    assert [future.result(WAIT_SECONDS) for future in handed] == ["0.example", "1.example", "2.example", "3.example"]
+    assert len({id(transaction) for transaction in seen}) == 1
+    assert _hosts(database) == ["0.example", "1.example", "2.example", "3.example"]
+
+
+def test_a_write_that_raises_leaves_nothing_and_the_others_of_its_batch_commit(database: Database) -> None:
+    group = GroupCommit(database)
+    failing = _adding(database, "b.example")
+
+    def fail(transaction: DriverTransaction) -> str:
+        failing(transaction)
+        raise RuntimeError("after the insert")
+
+    with batch_held_open(group) as hand_in:
+        handed = [hand_in(lambda: group.write(_adding(database, "a.example"))), hand_in(lambda: group.write(fail)),
+                  hand_in(lambda: group.write(_adding(database, "c.example")))]
+    assert handed[0].result(WAIT_SECONDS) == "a.example"
+    with pytest.raises(RuntimeError):
+        handed[1].result(WAIT_SECONDS)
+    assert handed[2].result(WAIT_SECONDS) == "c.example"
+    assert _hosts(database) == ["a.example", "c.example"]
+
+
+def test_a_write_alone_that_raises_leaves_nothing(database: Database) -> None:
+    adding = _adding(database, "a.example")
+
+    def fail(transaction: DriverTransaction) -> str:
+        adding(transaction)
+        raise RuntimeError("after the insert")
+
+    with pytest.raises(RuntimeError):
+        GroupCommit(database).write(fail)
+    assert _hosts(database) == []
+
+
+def test_every_writer_of_a_database_shares_one_group(database: Database) -> None:
+    assert group_commit(database) is group_commit(database)
