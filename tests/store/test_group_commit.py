@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -77,3 +80,13 @@ def test_a_write_alone_that_raises_leaves_nothing(database: Database) -> None:
 
 def test_every_writer_of_a_database_shares_one_group(database: Database) -> None:
     assert group_commit(database) is group_commit(database)
+
+
+def test_a_database_no_longer_used_is_not_kept_alive_by_its_group(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path}/gone.db")
+    group_commit(database)
+    gone = weakref.ref(database)
+    database.dispose()
+    del database
+    gc.collect()
+    assert gone() is None

@@ -54,7 +54,8 @@ class GroupCommit:
     """One database's queue of writes committed together (module docstring)."""
 
     def __init__(self, database: Database) -> None:
-        self.database = database
+        # weakly: the database's own group is kept in a mapping keyed weakly by the database (group_commit)
+        self._database = weakref.ref(database)
         self._lock = threading.Lock()
         self._queue: list[_Work[Any]] = []
         self._leading = False
@@ -97,11 +98,16 @@ class GroupCommit:
                     work.turn.release()
 
     def _commit(self, batch: list[_Work[Any]]) -> None:
+        database = self._database()
         pending = batch
+        if database is None:  # never while its writers hold it
+            for work in pending:
+                work.error = RuntimeError("the database of this group commit is gone")
+            return
         while pending:
             running: _Work[Any] | None = None
             try:
-                with writing(self.database) as transaction:
+                with writing(database) as transaction:
                     for running in pending:
                         running.result = running.run(transaction)
                     running = None
