@@ -7,9 +7,10 @@ together, so no request leaves without its audit row and no answer is stored wit
 
 On SQLite each write is a transaction of two statements, which the driver runs in the process at about
 10 µs each; its ``COMMIT`` costs more than both, so the write shares its transaction with the writes
-other threads hand in at the same moment (``store/group_commit.py``) and returns once that commits. On PostgreSQL every statement is a round trip to the server, and under many client
-threads each round trip also costs a release and retake of the GIL (bench/bench_gateway.py), so each
-write is one statement in autocommit, a single round trip instead of four or five:
+other threads hand in at the same moment (``store/group_commit.py``) and returns once that commits.
+On PostgreSQL every statement is a round trip to the server, and under many client threads each round
+trip also costs a release and retake of the GIL (bench/bench_gateway.py), so each write is one
+statement in autocommit, a single round trip instead of four or five:
 
 - claim: ``WITH claim AS (INSERT INTO gateway_idempotency ... ON CONFLICT DO NOTHING RETURNING key),
   opened AS (INSERT INTO gateway_audit ... SELECT ... FROM claim RETURNING id) SELECT id FROM opened``
