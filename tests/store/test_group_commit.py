@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gc
+import sqlite3
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 import pytest
-from sqlalchemy import Table, bindparam, insert, select
+from sqlalchemy import Table, bindparam, insert, select, text
 from tests.store.held_batch import WAIT_SECONDS, batch_held_open
 
 from skillhouse.store import Database
@@ -90,3 +91,25 @@ def test_a_database_no_longer_used_is_not_kept_alive_by_its_group(tmp_path: Path
     del database
     gc.collect()
     assert gone() is None
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)  # a constraint checked only at COMMIT: SQLite's defer_foreign_keys
+def test_a_write_the_batchs_commit_refuses_raises_and_the_others_of_its_batch_commit_alone(database: Database) -> None:
+    group = GroupCommit(database)
+    defer = Prepared(database, text("PRAGMA defer_foreign_keys = ON"))
+    # a session of a token that does not exist: refused by the COMMIT, not by the INSERT
+    orphan = Prepared(database, text("INSERT INTO console_sessions (id, token_id, csrf, created_at, expires_at) "
+                                     "VALUES ('s', 404, 'c', '2030-01-01 00:00:00', '2030-01-02 00:00:00')"))  # fmt: skip
+
+    def add_orphan(transaction: DriverTransaction) -> str:
+        transaction.execute(defer, {})
+        transaction.execute(orphan, {})
+        return "orphan"
+
+    with batch_held_open(group) as hand_in:
+        handed = [hand_in(lambda: group.write(_adding(database, "a.example"))), hand_in(lambda: group.write(add_orphan))]
+    assert handed[0].result(WAIT_SECONDS) == "a.example"
+    with pytest.raises(sqlite3.IntegrityError):
+        handed[1].result(WAIT_SECONDS)
+    assert group.write(_adding(database, "b.example")) == "b.example"  # no transaction was left open
+    assert _hosts(database) == ["a.example", "b.example"]

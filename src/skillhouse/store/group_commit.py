@@ -10,9 +10,11 @@ writer lock anyway, one transaction for every write waiting at that moment does 
 Nothing about what a caller sees changes: :meth:`GroupCommit.write` returns only once the transaction
 holding its work has committed (a claim is as durable before the request is sent as it was alone), and
 a work that raises leaves nothing: the batch is rolled back and its other works run again, without it,
-in a new transaction, and the one that raised raises to its own caller. A transaction that fails by
-itself (its ``BEGIN``, its ``COMMIT``, a lost connection) fails every work of it, none committed. A work is
-therefore statements only, run on the transaction it is given, with no effect outside it. Works in a
+in a new transaction, and the one that raised raises to its own caller; a ``COMMIT`` that refuses (a
+deferred constraint, the disk) has every work of it run again alone, each in its own transaction. A
+work is therefore statements only, run on the transaction it is given, with no effect outside it. Where
+no transaction can be had at all (the write lock not within SQLite's busy timeout, no connection), every
+work waiting fails with that error, none run again. Works in a
 batch run in the order they were handed in, so two claims of one key still see each other: the second
 finds the first's row.
 
@@ -105,23 +107,38 @@ class GroupCommit:
                 work.error = RuntimeError("the database of this group commit is gone")
             return
         while pending:
-            running: _Work[Any] | None = None
+            begun, running = False, None
             try:
                 with writing(database) as transaction:
+                    begun = True
                     for running in pending:
                         running.result = running.run(transaction)
                     running = None
                 return
             except BaseException as error:
-                if running is None:
-                    # the transaction itself failed (its BEGIN, its COMMIT, the connection): nothing of it
-                    # committed, and running the works again would only wait for the same failure
+                if running is not None:
+                    # rolled back: the work that raised answers its caller, the others commit without it
+                    running.error = error
+                    pending = [work for work in pending if work is not running]
+                    continue
+                if not begun or len(pending) == 1:
+                    # no transaction (the lock or a connection could not be had): running the works again
+                    # would only wait for the same failure
                     for work in pending:
                         work.error = error
                     return
-                # rolled back: the work that raised answers its caller, the others commit without it
-                running.error = error
-                pending = [work for work in pending if work is not running]
+                # the COMMIT refused (a deferred constraint, the disk): whose write it refused is unknown
+                for work in pending:
+                    self._commit_alone(database, work)
+                return
+
+    @staticmethod
+    def _commit_alone(database: Database, work: _Work[Any]) -> None:
+        try:
+            with writing(database) as transaction:
+                work.result = work.run(transaction)
+        except BaseException as error:
+            work.error = error
 
 
 _GROUPS: weakref.WeakKeyDictionary[Database, GroupCommit] = weakref.WeakKeyDictionary()
