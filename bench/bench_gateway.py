@@ -253,7 +253,9 @@ connection is pinged (its idle socket is polled, and one the server wrote to una
 
 SQLite runs in WAL mode with `synchronous=NORMAL`: every commit survives a killed process (the gateway's
 no-resend guarantee), not an OS crash or power cut. There the claim and the completion are each a
-two-statement transaction, all in-process calls. On both stores the read is one statement, a `UNION ALL`
+two-statement transaction, all in-process calls, committed together with the writes other threads hand
+in at the same moment (`store/group_commit.py`: one thread at a time takes SQLite's write lock, where
+each used to take it on its own and the others' `BEGIN IMMEDIATE` slept in SQLite's busy handler). On both stores the read is one statement, a `UNION ALL`
 of the five reads (`gateway/stored_state.py`); on PostgreSQL the claim and the completion are one
 statement each too (`gateway/key_audit.py`): the claim an `INSERT ... ON CONFLICT DO NOTHING RETURNING`
 feeding the audit row's `INSERT`, committed synchronously so the key is on disk before the upstream is

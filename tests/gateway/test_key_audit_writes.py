@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 from tests.gateway.conftest import SECRET_KEY
+from tests.store.held_batch import WAIT_SECONDS, batch_held_open
 
 from skillhouse.gateway.audit import AuditEntry, finishing, opening
 from skillhouse.gateway.credentials import CredentialStore
@@ -20,6 +21,7 @@ from skillhouse.gateway.matching import Gate
 from skillhouse.gateway.stored_state import StoredStateReader
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, AuditRow, IdempotencyRow, TenantGateRow
+from skillhouse.store.group_commit import group_commit
 from skillhouse.store.limit_tables import RateLimitRow, UpstreamWaitRow
 from skillhouse.store.prepared import Prepared, json_value, one_statement
 
@@ -85,6 +87,31 @@ def test_a_completion_whose_audit_row_is_missing_still_stores_the_response(datab
     writes.complete(_completion(), row + 1000, finishing(_entry(status=201)))
     assert [state for _, state, _ in _keys(database)] == ["completed"]
     assert _audit(database) == [(row, "allowed", None)]
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # SQLite's writes are committed together
+def test_claims_of_one_key_committed_together_let_exactly_one_win(database: Database) -> None:
+    writes = KeyAuditWrites(database)
+    with batch_held_open(group_commit(database)) as hand_in:
+        claims = [hand_in(lambda: writes.claim(_key(), opening(_entry()))) for _ in range(4)]
+    rows = [claim.result(WAIT_SECONDS) for claim in claims]
+    assert rows[0] is not None and rows[1:] == [None, None, None]
+    assert _keys(database) == [("k1", "running", None)]
+    assert _audit(database) == [(rows[0], "allowed", None)]
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_completion_committed_with_a_later_claim_of_its_key_is_seen_by_it(database: Database) -> None:
+    writes = KeyAuditWrites(database)
+    row = writes.claim(_key(), opening(_entry()))
+    assert row is not None
+    with batch_held_open(group_commit(database)) as hand_in:
+        completed = hand_in(lambda: writes.complete(_completion(), row, finishing(_entry(status=201))))
+        again = hand_in(lambda: writes.claim(_key(), opening(_entry())))
+    completed.result(WAIT_SECONDS)
+    assert again.result(WAIT_SECONDS) is None
+    assert [state for _, state, _ in _keys(database)] == ["completed"]
+    assert _audit(database) == [(row, "allowed", 201)]
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # synchronous_commit is PostgreSQL's

@@ -6,7 +6,7 @@ from typing import cast
 
 import psycopg
 import pytest
-from sqlalchemy import Table, bindparam, func, insert, select
+from sqlalchemy import Table, bindparam, event, func, insert, select
 
 from skillhouse.store import Database
 from skillhouse.store.gateway_tables import AllowedHostRow, IdempotencyRow
@@ -106,3 +106,26 @@ def test_a_connection_kept_in_autocommit_that_the_server_closed_is_dropped_befor
     with database.reading() as session:  # the pool's other users still get connections out of autocommit
         assert list(session.scalars(select(HOSTS.c.host))) == ["a.example"]
         assert session.connection().connection.driver_connection.autocommit is False  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_on_sqlite_reads_and_write_transactions_take_the_connection_kept_from_the_last_one(database: Database) -> None:
+    checkouts: list[object] = []
+    event.listen(database.engine, "checkout", lambda *_: checkouts.append(_))
+    with writing(database) as transaction:
+        transaction.execute(_add_host(database), {"tenant": "t", "host": "a.example"})
+    for host in ("b.example", "c.example"):
+        assert read(database, lambda transaction: transaction.rows(_hosts(database), {"tenant": "t"}))[0] == ("a.example",)
+        with writing(database) as transaction:
+            transaction.execute(_add_host(database), {"tenant": "t", "host": host})
+    assert len(checkouts) == 1  # the pool's queue, events and reset once, not once per transaction
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_on_sqlite_a_connection_handed_back_inside_a_transaction_is_not_kept_holding_the_write_lock(database: Database) -> None:
+    connection = database.take_autocommit()
+    connection.driver_connection.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+    database.give_back_autocommit(connection)
+    with writing(database) as transaction:  # would wait for the lock, then fail: the pool rolled it back
+        transaction.execute(_add_host(database), {"tenant": "t", "host": "a.example"})
+    assert read(database, lambda transaction: transaction.rows(_hosts(database), {"tenant": "t"})) == [("a.example",)]

@@ -23,7 +23,8 @@ from skillhouse.gateway.key_audit import AUDIT_FINISHED, AUDIT_OPENED
 from skillhouse.json_types import JsonObject
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow
-from skillhouse.store.prepared import Prepared, one_statement, writing
+from skillhouse.store.group_commit import group_commit
+from skillhouse.store.prepared import Prepared, one_statement
 
 log = logging.getLogger("skillhouse.gateway")
 
@@ -85,20 +86,26 @@ class AuditLog:
         # a row that may be lost in an OS crash says so itself: set_config(..., true) is SET LOCAL for the
         # statement's own transaction (see gateway/key_audit.py)
         self._single = database.dialect == "postgresql"
+        self._together = group_commit(database)
+        """SQLite: each write shares its transaction with the writes handed in beside it (``store/group_commit.py``)."""
         asynchronous = func.set_config("synchronous_commit", "off", True) != ""
         self._open_async = Prepared(database, insert(_TABLE).from_select(AUDIT_OPENED, select(*opened.values()).where(asynchronous)))
 
     def record(self, entry: AuditEntry, durable: bool = True) -> None:
         """Write one finished decision in its own commit (``durable`` as in ``Database.transaction``)."""
         log_decision(entry)
+        values = opening(entry)
         if not self._single:
-            with writing(self.database, durable) as transaction:
-                transaction.execute(self._open, opening(entry))
+            self._together.write(lambda transaction: transaction.execute(self._open, values))
             return
         with one_statement(self.database) as statement:
-            statement.execute(self._open if durable else self._open_async, opening(entry))
+            statement.execute(self._open if durable else self._open_async, values)
 
     def finish(self, row_id: int, entry: AuditEntry) -> None:
         """Bring a row opened with a claim up to date with how the decision ended (a refusal after the claim)."""
-        with one_statement(self.database) if self._single else writing(self.database) as transaction:
-            transaction.execute(self._finish, {"row_id": row_id, **finishing(entry)})
+        values = {"row_id": row_id, **finishing(entry)}
+        if not self._single:
+            self._together.write(lambda transaction: transaction.execute(self._finish, values))
+            return
+        with one_statement(self.database) as statement:
+            statement.execute(self._finish, values)

@@ -5,10 +5,12 @@ A request with a key writes twice: the claim (the key row, ``running``, and the 
 response under the key, the upstream's status on the audit row). Both rows of each write commit
 together, so no request leaves without its audit row and no answer is stored without its status.
 
-On SQLite each write is a short transaction of two statements: the driver runs them in the process at
-about 10 µs each. On PostgreSQL every statement is a round trip to the server, and under many client
-threads each round trip also costs a release and retake of the GIL (bench/bench_gateway.py), so each
-write is one statement in autocommit, a single round trip instead of four or five:
+On SQLite each write is a transaction of two statements, which the driver runs in the process at about
+10 µs each; its ``COMMIT`` costs more than both, so the write shares its transaction with the writes
+other threads hand in at the same moment (``store/group_commit.py``) and returns once that commits.
+On PostgreSQL every statement is a round trip to the server, and under many client threads each round
+trip also costs a release and retake of the GIL (bench/bench_gateway.py), so each write is one
+statement in autocommit, a single round trip instead of four or five:
 
 - claim: ``WITH claim AS (INSERT INTO gateway_idempotency ... ON CONFLICT DO NOTHING RETURNING key),
   opened AS (INSERT INTO gateway_audit ... SELECT ... FROM claim RETURNING id) SELECT id FROM opened``
@@ -35,7 +37,8 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from skillhouse.store.database import Database
 from skillhouse.store.gateway_tables import AuditRow, IdempotencyRow
-from skillhouse.store.prepared import Prepared, one_statement, writing
+from skillhouse.store.group_commit import group_commit
+from skillhouse.store.prepared import DriverTransaction, Prepared, one_statement
 
 _KEYS = cast(Table, IdempotencyRow.__table__)
 _AUDIT = cast(Table, AuditRow.__table__)
@@ -93,6 +96,7 @@ class KeyAuditWrites:
             self._open_audit = Prepared(database, insert(_AUDIT).values(dict(zip(AUDIT_OPENED, _NEW_AUDIT, strict=True))).returning(_AUDIT.c.id))
             self._complete_key = Prepared(database, complete_key)
             self._finish_audit = Prepared(database, finish_audit)
+            self._together = group_commit(database)
 
     def claim(self, key: Mapping[str, Any], audit: Mapping[str, Any]) -> int | None:
         """Insert the key row and open the audit row, durably: the audit row's id, or None if the key is taken.
@@ -104,12 +108,13 @@ class KeyAuditWrites:
             with one_statement(self.database) as statement:
                 row = statement.first(self._claim, values)
             return None if row is None else int(row[0])
-        with writing(self.database) as transaction:
+        def claim(transaction: DriverTransaction) -> int | None:
             if transaction.first(self._claim, values) is None:
                 return None
             opened = transaction.first(self._open_audit, values)
             assert opened is not None  # INSERT ... RETURNING always returns its row
             return int(opened[0])
+        return self._together.write(claim)
 
     def complete(self, key: Mapping[str, Any], audit_row: int, audit: Mapping[str, Any]) -> None:
         """Store the response under the key and finish the audit row, in one asynchronous commit.
@@ -123,6 +128,7 @@ class KeyAuditWrites:
             with one_statement(self.database) as statement:
                 statement.execute(self._complete, values)
             return
-        with writing(self.database, durable=False) as transaction:
+        def complete(transaction: DriverTransaction) -> None:
             transaction.execute(self._complete_key, values)
             transaction.execute(self._finish_audit, values)
+        self._together.write(complete)

@@ -147,8 +147,9 @@ class Database:
         self.engine = _engine_for(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._readers = sessionmaker(self.engine.execution_options(**{_READ_ONLY: True}), expire_on_commit=False)
+        self._postgres = self.dialect == "postgresql"
         self._autocommit_idle: list[PoolProxiedConnection] = []
-        """PostgreSQL: connections checked out of the pool and left in autocommit between statements (LIFO)."""
+        """Connections checked out of the pool and left in autocommit between statements (LIFO)."""
 
     @property
     def dialect(self) -> str:
@@ -195,16 +196,19 @@ class Database:
         return current == _head_revisions()
 
     def take_autocommit(self) -> PoolProxiedConnection:
-        """PostgreSQL: a pooled connection (SQLAlchemy's ``PoolProxiedConnection``) in autocommit, for
-        statements that each commit by themselves; hand it back with :meth:`give_back_autocommit`.
+        """A pooled connection (SQLAlchemy's ``PoolProxiedConnection``) in autocommit, for statements that
+        each commit by themselves; hand it back with :meth:`give_back_autocommit`. On SQLite every connection
+        is (the driver's own transaction handling is off: a transaction is an explicit ``BEGIN IMMEDIATE``),
+        so a write transaction takes one too.
 
         The per-request statements of the gateway run so (``store/prepared.py``). Checking a connection
         out of the pool and back costs more of the process's CPU than the driver spends running one of
         them (the pool's queue and locks, its events, its reset, and switching autocommit on and off),
         so connections handed back stay checked out, in autocommit, up to :data:`POOL_SIZE` of them,
         and the next statement takes the last one handed back. They still count against the pool's
-        limit, so the database sees no more connections than before; one the server closed while it
-        waited is found as the pool finds it (:func:`_closed_by_server`) and dropped.
+        limit, so the database sees no more connections than before; a PostgreSQL one the server closed
+        while it waited is found as the pool finds it (:func:`_closed_by_server`) and dropped (a SQLite one
+        has no server to close it).
         """
         idle = self._autocommit_idle
         while idle:
@@ -212,37 +216,45 @@ class Database:
                 connection = idle.pop()
             except IndexError:  # another thread took the last one
                 break
-            if connection.driver_connection is not None and not _closed_by_server(connection.driver_connection):
+            driver = connection.driver_connection
+            if driver is not None and not (self._postgres and _closed_by_server(driver)):
                 return connection
             connection.invalidate()
             connection.close()
         connection = self.engine.raw_connection()
         if connection.driver_connection is None:  # only once invalidated, and this one was just checked out
             raise RuntimeError("a connection just checked out of the pool has no driver connection")
-        connection.driver_connection.autocommit = True
+        if self._postgres:
+            connection.driver_connection.autocommit = True
         return connection
 
     def give_back_autocommit(self, connection: PoolProxiedConnection) -> None:
         """Keep ``connection`` (from :meth:`take_autocommit`) for the next statement, or return it to the pool
         (out of autocommit, as the pool's other users expect it) when enough wait already; one invalidated
         or left in a transaction goes back to the pool, which discards or resets it."""
-        driver = connection.driver_connection
-        if (driver is not None and not driver.closed and len(self._autocommit_idle) < POOL_SIZE
-                and driver.info.transaction_status == TransactionStatus.IDLE):  # fmt: skip
+        if len(self._autocommit_idle) < POOL_SIZE and self._between_transactions(connection.driver_connection):
             self._autocommit_idle.append(connection)
         else:
-            _to_pool(connection)
+            _to_pool(connection, self._postgres)
+
+    def _between_transactions(self, driver: Any) -> bool:
+        """Whether a driver connection is open and in no transaction (``None``: it was invalidated)."""
+        if driver is None:
+            return False
+        if self._postgres:
+            return not driver.closed and driver.info.transaction_status == TransactionStatus.IDLE
+        return not driver.in_transaction
 
     def dispose(self) -> None:
         while self._autocommit_idle:
-            _to_pool(self._autocommit_idle.pop())
+            _to_pool(self._autocommit_idle.pop(), self._postgres)
         self.engine.dispose()
 
 
-def _to_pool(connection: PoolProxiedConnection) -> None:
-    """Return a connection of :meth:`Database.take_autocommit` to the pool, out of autocommit."""
+def _to_pool(connection: PoolProxiedConnection, postgres: bool) -> None:
+    """Return a connection of :meth:`Database.take_autocommit` to the pool, a PostgreSQL one out of autocommit."""
     driver = connection.driver_connection
-    if driver is not None and not driver.closed:
+    if postgres and driver is not None and not driver.closed:
         driver.autocommit = False
     connection.close()
 

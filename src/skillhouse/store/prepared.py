@@ -11,8 +11,9 @@ Transactions follow ``store/database.py``: a write takes SQLite's write lock at 
 is durable as configured there (``durable=False`` is ``synchronous_commit = off`` on PostgreSQL for that
 transaction only); reads run in autocommit (each statement its own snapshot; on SQLite in WAL mode no
 lock at all); on PostgreSQL a write that is a single statement may run as :func:`one_statement`, its
-own transaction, one round trip instead of three. Autocommit statements on PostgreSQL take a connection
-kept out of the pool, already in autocommit (:meth:`~skillhouse.store.database.Database.take_autocommit`). Values are what the drivers take as they are (strings, numbers, None); a JSON column is
+own transaction, one round trip instead of three. Autocommit statements, and on SQLite (whose connections
+are all in autocommit) write transactions too, take a connection kept out of the pool, already in
+autocommit (:meth:`~skillhouse.store.database.Database.take_autocommit`). Values are what the drivers take as they are (strings, numbers, None); a JSON column is
 written as its text (see :func:`json_text`) and read back with :func:`json_value`.
 """
 
@@ -133,11 +134,13 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
     """One write transaction: committed when the block ends, rolled back if it raises.
 
     A connection found lost is dropped from the pool and the error raised: a write is never retried
-    here, since whether its ``COMMIT`` reached the server is unknown.
+    here, since whether its ``COMMIT`` reached the server is unknown. On SQLite the connection is one kept
+    in autocommit (:meth:`~skillhouse.store.database.Database.take_autocommit`), its transaction an explicit
+    ``BEGIN IMMEDIATE``; on PostgreSQL one of the pool's, in the driver's own transaction.
     """
-    connection = database.engine.raw_connection()
-    driver = _driver_of(connection)
     sqlite = database.dialect == "sqlite"
+    connection = database.take_autocommit() if sqlite else database.engine.raw_connection()
+    driver = _driver_of(connection)
     try:
         cursor = driver.cursor()
         if sqlite:
@@ -156,26 +159,17 @@ def writing(database: Database, durable: bool = True) -> Iterator[DriverTransact
             _forget_if_lost(database, connection, error)
             raise
     finally:
-        connection.close()  # back to the pool (a dropped one is discarded)
+        # kept for the next statement, or back to the pool (a dropped one is discarded)
+        database.give_back_autocommit(connection) if sqlite else connection.close()
 
 
 @contextmanager
 def _autocommit(database: Database) -> Iterator[DriverTransaction]:
-    """A connection whose statements each commit by themselves on PostgreSQL (no ``BEGIN``): one kept in
-    autocommit between statements (:meth:`~skillhouse.store.database.Database.take_autocommit`)."""
-    if database.dialect != "postgresql":
-        connection = database.engine.raw_connection()
-        try:
-            yield DriverTransaction(_driver_of(connection), postgres=False)
-        except BaseException as error:
-            _forget_if_lost(database, connection, error)
-            raise
-        finally:
-            connection.close()
-        return
+    """A connection whose statements each commit by themselves (no ``BEGIN``): one kept in autocommit
+    between statements (:meth:`~skillhouse.store.database.Database.take_autocommit`)."""
     connection = database.take_autocommit()
     try:
-        yield DriverTransaction(_driver_of(connection), postgres=True)
+        yield DriverTransaction(_driver_of(connection), postgres=database.dialect == "postgresql")
     except BaseException as error:
         _forget_if_lost(database, connection, error)
         raise
