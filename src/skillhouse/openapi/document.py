@@ -223,11 +223,10 @@ class SpecDocument:
     components (an error response, a shared schema) hundreds of times."""
     _stamp: tuple[int, int, int] | None = None
     """The spec file's inode, size and modification time as read, when it is a regular file: only such a
-    file's path items are released (a pipe cannot be read again), and only while the file is unchanged."""
-    _released: set[str] = field(default_factory=set)
-    """Path items dropped from :attr:`root` by :meth:`release_path_item`."""
-    _read_again: bool = False
-    """Whether a reference into ``paths`` had the spec read again: path items are kept from then on."""
+    file's path items are released (a pipe cannot be read again), and only while the file is unchanged.
+    ``None`` too once a reference into ``paths`` had the spec read again: path items are kept from then on."""
+    _dropped: bool = False
+    """Whether :meth:`release_path_item` has dropped a path item from :attr:`root` (since it was read)."""
 
     @property
     def version(self) -> str:
@@ -268,7 +267,7 @@ class SpecDocument:
             target_doc = target
         if pointer and not pointer.startswith("/"):
             return RefProblem(BAD_POINTER, where, ref, f"has the fragment {pointer!r}, which is not a JSON pointer (anchors are not followed)", at)
-        if target_doc == "" and self._released and _reaches_paths(pointer):
+        if target_doc == "" and self._dropped and _reaches_paths(pointer):
             self._read_root_again()
         node, missing = walk_pointer(self.root if target_doc == "" else self.files[target_doc], pointer)
         if missing is not None:
@@ -285,9 +284,9 @@ class SpecDocument:
         what it always would; path items are then kept.
         """
         paths = self.root.get("paths")
-        if self._stamp is not None and not self._read_again and isinstance(paths, dict) and path in paths:
+        if self._stamp is not None and isinstance(paths, dict) and path in paths:
             del paths[path]
-            self._released.add(path)
+            self._dropped = True
 
     def _read_root_again(self) -> None:
         assert self.spec_file is not None  # only a spec read from a file has path items released
@@ -297,9 +296,7 @@ class SpecDocument:
             raise SpecError(f"{self.spec_file}: cannot read it again: {exc.strerror or exc}") from None
         if stamp != self._stamp:  # what was dropped is not what the file holds now
             raise SpecError(f"{self.spec_file}: the file changed while it was being imported; import it again")
-        self.root = root
-        self._released.clear()
-        self._read_again = True
+        self.root, self._stamp, self._dropped = root, None, False
 
     def deref(self, node: Any, doc: str, limit: int = 32) -> tuple[Any, str]:
         """Follow ``$ref`` chains from ``node`` to a node that is not a reference (or ``{}``, recorded in :attr:`problems`)."""
