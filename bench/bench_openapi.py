@@ -194,12 +194,20 @@ def _held(spec: Path, directory: str) -> dict[str, float] | str:
     return _measure(HELD, as_json)
 
 
-def _memory_why(held: dict[str, float] | str | None, allowed_kb: float) -> str:
-    """Why a memory target cannot be met here, when even holding the parsed spec peaks above it."""
-    if not isinstance(held, dict) or held["peak_kb"] <= allowed_kb:
+def _memory_why(held: dict[str, float] | str | None, floor: dict[str, float] | str, allowed_kb: float) -> str:
+    """Why a memory target is out of reach here: what the allowance must already cover before any import work.
+
+    Two floors, both measured in this run: a process holding the parsed spec and nothing else (both sides
+    parse the spec whole) and a process that has only imported ``skillhouse.openapi``.
+    """
+    over = []
+    if isinstance(held, dict) and held["peak_kb"] > allowed_kb:
+        over.append(f"a process that only holds the parsed spec (json.load) peaks at {held['peak_kb'] / 1024:.1f} MB")
+    if isinstance(floor, dict) and floor["peak_kb"] > allowed_kb:
+        over.append(f"one that has only imported `skillhouse.openapi` at {floor['peak_kb'] / 1024:.1f} MB")
+    if not over:
         return ""
-    return (f"Not reachable by any import in this interpreter: a process that only holds the parsed spec (json.load) "
-            f"peaks at {held['peak_kb'] / 1024:.1f} MB, above the {allowed_kb / 1024:.1f} MB the target allows.")
+    return f"Not reachable in this interpreter: {' and '.join(over)}, above the {allowed_kb / 1024:.1f} MB the target allows."
 
 
 def _interpreter(bare: dict[str, float] | str) -> str:
@@ -270,7 +278,7 @@ def run() -> str:
             f"{memory_target.figure(whole_ratio, 3)} (≤ {memory_target.limit:g}) [{memory_ratio:.3f}] |"
         )
         shortfalls.append(IMPORT_TIME.shortfall(name, time_ratio) or "")
-        why = _memory_why(held.get(name), memory_target.limit * peer["peak_kb"])
+        why = _memory_why(held.get(name), floor, memory_target.limit * peer["peak_kb"])
         shortfalls.append(memory_target.shortfall(name, whole_ratio, why) or "")
     shortfalls = [line for line in shortfalls if line]
     lines += ["", f"FastMCP handled {handled} of the {len(rows)} specs; the ratios are for those."]
