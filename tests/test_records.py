@@ -120,12 +120,14 @@ def test_a_class_of_its_own_eq_and_hash_keeps_them() -> None:
     assert Named("a", "x") == Named("a", "y") and len({Named("a", "x"), Named("a", "y")}) == 1
 
 
-def test_the_library_import_path_loads_neither_dataclasses_nor_openssl() -> None:
-    # both were a large share of importing a spec from a fresh process (docs/benchmarks.md)
+def test_the_library_import_path_loads_neither_dataclasses_nor_openssl_nor_typing() -> None:
+    # each was a large share of importing a spec from a fresh process (docs/benchmarks.md); typing (16M
+    # instructions, with the contextlib and warnings it imports) is imported under TYPE_CHECKING only
     import subprocess
     import sys
 
-    code = "import sys, skillhouse.openapi; print(sorted(m for m in ('dataclasses', 'inspect', '_hashlib') if m in sys.modules))"
+    heavy = ("dataclasses", "inspect", "_hashlib", "typing", "skillhouse.json_types")
+    code = f"import sys, skillhouse.openapi; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
 

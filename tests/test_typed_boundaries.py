@@ -12,6 +12,7 @@ are the same type at run time. The routes carry no ``type: ignore``.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import typing
@@ -21,11 +22,11 @@ from typing import Any, get_args
 
 import pytest
 
-from skillhouse import records
+from skillhouse import json_types, records
 from skillhouse.api.console import routes_approvals, routes_audit
 from skillhouse.api.routes_guest import GuestOut
 from skillhouse.api.routes_runtime import ResolvedManifestOut, SkillSpecRecord, ToolSpecRecord
-from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, neutral_tool
+from skillhouse.compiler import CompiledSkill, OperationDecl, compile_package, neutral_tool, profiles
 from skillhouse.compiler.model import Argument
 from skillhouse.compiler.profiles import PROFILES, ProfileName, provider_tools
 from skillhouse.gateway import Gateway, TurnContext
@@ -152,7 +153,9 @@ def _name(function: Callable[..., Any]) -> str:
 def test_boundary_functions_are_annotated_with_the_typed_values(function: Callable[..., Any], expected: dict[str, str]) -> None:
     written = {name: function.__annotations__.get(name) for name in expected}
     assert written == expected
-    typing.get_type_hints(function)  # and every name in them resolves
+    # and every name in them resolves: the modules on the library's import path import typing and
+    # json_types under TYPE_CHECKING (neither is loaded by `import skillhouse.openapi`), so those are given
+    typing.get_type_hints(function, localns=vars(json_types))
 
 
 @pytest.mark.parametrize("value", FROZEN_VALUES, ids=[v.__qualname__ for v in FROZEN_VALUES])
@@ -181,6 +184,18 @@ def test_the_vocabulary_tuples_are_their_literals() -> None:
         get_args(ProfileName), get_args(State), get_args(CredentialScheme), get_args(RunnerKind)
     ) == (PROFILES, STATES, ALL_SCHEMES, RUNNER_KINDS)
     assert Profile is ProfileName
+
+
+def test_the_profile_names_type_checkers_see_are_the_profiles() -> None:
+    # ProfileName is spelled out for type checkers only (the library's import path does without typing) and
+    # made from PROFILES at run time, so the check above cannot see the two lists part
+    source = ast.parse((SRC / "compiler" / "profiles" / "__init__.py").read_text(encoding="utf-8"))
+    spelled = [node.value for node in ast.walk(source)
+               if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["ProfileName"]]
+    assert len(spelled) == 1 and isinstance(spelled[0], ast.Subscript)
+    assert ast.literal_eval(spelled[0].slice) == PROFILES
+    with pytest.raises(AttributeError):
+        profiles.ProfileNames  # noqa: B018 - only ProfileName is made on demand
 
 
 def _ignores(root: Path) -> list[str]:

@@ -9,6 +9,11 @@ boundary is a frozen dataclass (a Pydantic model where it meets the HTTP API).
 The aliases are plain ``dict[str, Any]``: no copy or check at run time, and the wire formats stay
 exactly as they are. The guest keeps its own copies of the ones it uses (:mod:`skillhouse.guest.values`),
 as it is built into the WebAssembly component with nothing else of skillhouse.
+
+The modules ``import skillhouse.openapi`` loads import this module (and ``typing``, which it imports)
+under ``TYPE_CHECKING`` only: ``typing`` with the ``contextlib`` and ``warnings`` it imports was 16 million
+of that import's 115 million instructions (above a bare interpreter), about 1% of importing Jira's spec.
+Their annotations are never evaluated (postponed annotations), so nothing reads these names at run time.
 """
 
 from __future__ import annotations

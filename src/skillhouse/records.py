@@ -19,19 +19,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from skillhouse import record_templates
 
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import dataclass_transform
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    _T = TypeVar("_T")
 else:
 
     def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
         return lambda function: function
 
 
-_T = TypeVar("_T")
 _Function: Any = type(lambda: None)  # types.FunctionType, without importing types
 _TEMPLATE_NAME = re.compile(r"_[nfa][0-9]+|_FACTORY|_set|self")
 """Field names a template's own names would clash with: such a record's ``__init__`` is compiled."""
@@ -58,12 +60,13 @@ class FrozenRecordError(AttributeError):
     """An assignment to a field of a frozen record."""
 
 
-@overload
-def record(cls: type[_T], /) -> type[_T]: ...
+if TYPE_CHECKING:  # the two ways to call it, for type checkers (typing.overload needs typing at run time)
 
+    @overload
+    def record(cls: type[_T], /) -> type[_T]: ...
 
-@overload
-def record(*, frozen: bool = False, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
+    @overload
+    def record(*, frozen: bool = False, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
 
 
 @dataclass_transform(field_specifiers=(field,))

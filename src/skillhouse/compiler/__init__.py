@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from skillhouse.compiler.annotations import neutral_tool
     from skillhouse.compiler.canonical import canonical_json
     from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size

@@ -14,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillhouse.compiler.model import OperationDecl
-from skillhouse.json_types import JsonObject, OperationDocument, ToolDefinition
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import JsonObject, OperationDocument, ToolDefinition
 
 READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})

@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
-from skillhouse.json_types import JsonObject
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject
+
 
 _LIMIT = 2**53 - 1  # what rfc8785 accepts
 _encode_string = json.encoder.encode_basestring

@@ -6,11 +6,15 @@ import re
 from collections.abc import Iterable
 
 from skillhouse.compiler.expansion import Expansions, new_expansions
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.records import field, record
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.frontmatter import Frontmatter
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The argument names every provider accepts."""

@@ -8,7 +8,11 @@ names free of operations.
 
 from __future__ import annotations
 
-from skillhouse.json_types import ToolDefinition
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import ToolDefinition
+
 
 EAGER_TOOLS: list[ToolDefinition] = [
     {

@@ -13,12 +13,17 @@ it is built.
 from __future__ import annotations
 
 from operator import is_
-from typing import Any
 
 from skillhouse.compiler.canonical import compact_encoder
 from skillhouse.errors import CallerError
-from skillhouse.json_types import JsonSchema
 from skillhouse.records import record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonSchema
 
 TYPE_PREFIX = "#/types/"
 SCHEMA_LIMIT = 24_576

@@ -11,10 +11,14 @@ import re
 from skillhouse.compiler.context import ARGUMENT_NAME, OperationContext, check_one_place, name_list
 from skillhouse.compiler.expansion import NODE_BUDGET, SCHEMA_LIMIT, TooLarge, UnknownType, expand_types
 from skillhouse.compiler.metaschema import schema_problem
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError, close_matches
 from skillhouse.skill.frontmatter import RenderedJson
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 NO_BODY = ("GET", "HEAD")
 TYPE_QUALIFIERS = ("integer", "number", "boolean")

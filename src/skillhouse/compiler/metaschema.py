@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 _SCHEMA = ("items", "additionalProperties", "not", "propertyNames", "contains", "if", "then", "else",

@@ -5,12 +5,17 @@ These are plain data; the release document is their JSON form (:func:`operation_
 
 from __future__ import annotations
 
-from typing import Literal
-
-from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
 from skillhouse.records import field, record
 
-Location = Literal["path", "query", "header", "body"]
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from skillhouse.json_types import JsonObject, JsonSchema, OperationDocument
+
+    Location = Literal["path", "query", "header", "body"]
+
 QUERY_STYLES = ("form", "deepObject", "pipeDelimited", "spaceDelimited", "comma")
 PATH_STYLES = ("simple", "label", "matrix")
 """``matrix`` (``;name=value``) is the one raw ``;`` the gateway accepts in a path: at a segment whose

@@ -8,16 +8,22 @@ schema plus the location of every argument. Every problem is collected; nothing 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from skillhouse.compiler.context import OperationContext, mapping, name_list
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
 from skillhouse.compiler.forms import flat_form, raw_body, schema_form
-from skillhouse.compiler.model import ENCODINGS, PATH_STYLES, QUERY_STYLES, Argument, Location, OperationDecl
+from skillhouse.compiler.model import ENCODINGS, PATH_STYLES, QUERY_STYLES, Argument, OperationDecl
 from skillhouse.compiler.urls import check_url, gate_matches, path_of
 from skillhouse.compiler.wire_limits import wire_limited
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import close_matches
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.compiler.model import Location
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 COMMON_KEYS = {"method", "url", "query", "header", "headers", "identity", "encoding", "style", "names", "allow_empty", "explode",

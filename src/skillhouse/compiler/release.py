@@ -8,7 +8,6 @@ bytes and the same hash on any machine, whatever the YAML formatting or key orde
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from skillhouse.compiler.annotations import neutral_tool
 from skillhouse.compiler.canonical import canonical_json, canonical_parts
@@ -24,12 +23,18 @@ from skillhouse.compiler.operation import (
     parse_gate,
 )
 from skillhouse.compiler.profiles import compatibility_report
-from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 from skillhouse.records import record
 from skillhouse.sha256 import sha256
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.package import SkillPackage
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, OperationDocument, ReleaseDocument
 
 RELEASE_FORMAT = "skillhouse.release/1"
 DEFAULT_VERSION = "0.0.0"

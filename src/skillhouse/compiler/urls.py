@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
 from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.url_form import NotCanonical, canonical_path, canonical_query
 from skillhouse.skill import errors as codes
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PATH_SEGMENT_PARAM = re.compile(r"^\{([A-Za-z0-9_-]+)\}$")
 # Schema form (the wizard's, for real APIs) also takes literal text around the one parameter of a

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEGMENT_FORBIDDEN = "[/\\\\\\u0000-\\u001f\\u007f]"
 """A character a path segment cannot hold: ``/``, ``\\`` or a control character."""

@@ -17,11 +17,9 @@ import re
 import stat
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote
 
 from skillhouse.errors import CallerError
-from skillhouse.json_types import JsonObject
 from skillhouse.openapi.references import (
     BAD_POINTER,
     CYCLE,
@@ -39,6 +37,13 @@ from skillhouse.openapi.references import (
     walk_pointer,
 )
 from skillhouse.records import field, record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject
 
 MAX_SPEC_BYTES = 64 * 1024 * 1024
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
-from typing import Any
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_DEPTH = 200
 _INFINITY = float("inf")

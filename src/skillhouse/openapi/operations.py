@@ -10,9 +10,7 @@ with a single allowed value becomes a fixed header.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.naming import argument_name, unique_argument
 from skillhouse.openapi.parameters import (
@@ -28,6 +26,13 @@ from skillhouse.openapi.parameters import (
 from skillhouse.openapi.references import RefProblem, Spot
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.records import field, record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 NO_BODY = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")

@@ -9,13 +9,17 @@ offered at all.
 
 from __future__ import annotations
 
-from typing import Any
-
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.references import Spot
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.records import field, record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 # Credentials are bound by the gateway and framing belongs to the transport: never model-supplied.
 RESERVED_HEADERS = frozenset(
@@ -30,7 +34,7 @@ class Skip(Exception):
     """The operation cannot become a tool; the message says why."""
 
 
-class Param(tuple[dict[str, Any], str]):
+class Param(tuple[dict[str, "Any"], str]):  # quoted: Any is imported for type checking only
     """A parameter object and the document it is written in (its schema's references are relative to it).
 
     A pair written out, as :class:`~skillhouse.openapi.references.Spot` is (no ``typing.NamedTuple``)."""

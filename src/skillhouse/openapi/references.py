@@ -14,10 +14,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from skillhouse.records import record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Fetch = Callable[[str], bytes]
 """Reads a remote document's bytes (``--allow-remote-refs``); raises :class:`OSError` when it cannot."""

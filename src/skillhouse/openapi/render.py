@@ -7,14 +7,19 @@ refuses can reach the parser). Prose comes from the operation's summary and desc
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from skillhouse.compiler.expansion import compact_json
 from skillhouse.compiler.forms import written_plain
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 MAX_DESCRIPTION = 1024
 _HANDED_AS_DATA = 16_384

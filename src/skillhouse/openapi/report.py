@@ -10,13 +10,17 @@ CLI decides how to show it.
 
 from __future__ import annotations
 
-from typing import Literal
-
-from skillhouse.json_types import JsonObject
 from skillhouse.openapi.references import RefProblem
 from skillhouse.records import field, record
 
-Status = Literal["written", "adapted", "skipped"]
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from skillhouse.json_types import JsonObject
+
+    Status = Literal["written", "adapted", "skipped"]
 
 
 @record(frozen=True)

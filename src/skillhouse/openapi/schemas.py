@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument
 from skillhouse.openapi.references import WRONG_KIND, RefProblem, non_schema_place
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 TYPE_PREFIX = "#/types/"
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})

@@ -15,10 +15,15 @@ accepts, any one of which suffices, each with the scopes it needs.
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from skillhouse.json_types import JsonObject
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject
+
 
 FILL_IN = "<fill in>"
 CALLBACK = "https://<this deployment>/v1/connections/callback"

@@ -8,8 +8,6 @@ references): it is a shortened copy, not the shared type. ``None`` means it cann
 
 from __future__ import annotations
 
-from typing import Any
-
 from skillhouse.compiler.expansion import (
     SCHEMA_LIMIT,
     Expansions,
@@ -20,7 +18,13 @@ from skillhouse.compiler.expansion import (
     expand_types,
     expansion_size,
 )
-from skillhouse.json_types import JsonObject, JsonSchema
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
 
 TYPE_PREFIX = "#/types/"
 CUT_NOTE = "Nested fields not listed (tool size limit); see the API reference."

@@ -13,12 +13,10 @@ import gc
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, Expansions, new_expansions
 from skillhouse.compiler.release import CompiledSkill, compile_package
-from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, load_spec
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
@@ -32,7 +30,7 @@ from skillhouse.openapi.render import (
     types_as_read,
     types_file,
 )
-from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
+from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
 from skillhouse.openapi.shrink import expanded_size, fit_schema
@@ -42,8 +40,14 @@ from skillhouse.skill.files import RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile
 from skillhouse.skill.package import MANIFEST, MAX_FILE_BYTES, TYPES
 
-if TYPE_CHECKING:  # applying a curation.yaml loads its module; an import without one does not
-    from skillhouse.openapi.curation import CurationRun
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema
+    from skillhouse.openapi.curation import CurationRun  # applying a curation.yaml loads its module
+    from skillhouse.openapi.report import Status
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 Progress = Callable[[int, int], None]

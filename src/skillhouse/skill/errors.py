@@ -6,10 +6,14 @@ Codes are stable (tests and tools match on them); messages are for people and ma
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 from skillhouse.errors import CallerError
 from skillhouse.records import record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 INVALID_FRONTMATTER: Final = "invalid-frontmatter"
 INVALID_SKILL_MANIFEST: Final = "invalid-skill-manifest"

@@ -6,7 +6,11 @@ when a package has an overlay) and that module knows them without importing the 
 
 from __future__ import annotations
 
-from typing import Final
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
 
 CURATION_FILE: Final = "curation.yaml"
 """The skill's overlay on an imported spec (see :mod:`skillhouse.skill.curation`)."""

@@ -8,14 +8,18 @@ the plain data from it, so the file is read one time.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
-from skillhouse.json_types import JsonObject
 from skillhouse.records import field, record
 from skillhouse.skill.errors import INVALID_FRONTMATTER, SkillError
 
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import yaml
+
+    from skillhouse.json_types import JsonObject
 
 # PyYAML is imported where a file is parsed, not with this module: its import (the resolver's and the
 # reader's expressions compiled) is about a tenth of a clean OpenAPI import that never parses YAML.

@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from skillhouse.json_types import JsonSchema
 from skillhouse.records import field, record
 from skillhouse.skill.errors import (
     INVALID_FRONTMATTER,
@@ -21,6 +20,11 @@ from skillhouse.skill.errors import (
 )
 from skillhouse.skill.files import CURATION_FILE, RECORD_FILE
 from skillhouse.skill.frontmatter import MarkdownFile, decode_utf8, split_markdown
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.json_types import JsonSchema
 
 MANIFEST = "SKILL.md"
 TYPES = "types.json"

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Literal, get_args
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
-    SchemaRewrite,
     ToolRules,
     root_problem,
     schema_verdict,
@@ -25,15 +23,35 @@ from skillhouse.compiler.profiles.adaptation import (
 )
 from skillhouse.compiler.profiles.strict import neutral_arguments
 from skillhouse.errors import CallerError
-from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
-ProfileName = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
-PROFILES: tuple[ProfileName, ...] = get_args(ProfileName)
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from skillhouse.compiler.profiles.adaptation import SchemaRewrite
+    from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
+
+    ProfileName = Literal["openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp"]
+    _Deferral = Callable[[list[ProviderTool], list[ProviderTool]], list[ProviderTool]]
+
+PROFILES: tuple[ProfileName, ...] = ("openai", "openai-strict", "anthropic", "gemini", "bedrock", "mcp")
+"""The names of ``ProfileName``, which is made from them at run time (mypy checks each is one of the names
+it sees; tests/test_typed_boundaries.py that none is missing)."""
 SHAPES = openai.SHAPES
 DEFERRING = ("openai", "openai-strict", "anthropic")
 """Profiles with native deferred loading (a provider-side tool search)."""
 
-_Deferral = Callable[[list[ProviderTool], list[ProviderTool]], list[ProviderTool]]
+
+def __getattr__(name: str) -> object:
+    """``ProfileName`` for the modules that read it at run time (the API's Pydantic models), made when
+    first asked for: the library's import path does without typing."""
+    if name == "ProfileName":
+        from typing import Literal
+
+        globals()[name] = profile_name = Literal[PROFILES]
+        return profile_name
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProfileError(CallerError, ValueError):

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from skillhouse.compiler.naming import cap, sanitize
-from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
 from skillhouse.records import field, record
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
 
 
 class Refused(Exception):
@@ -218,8 +223,9 @@ def root_problem(schema: Any) -> str | None:
     return None
 
 
-SchemaRewrite = Callable[[Rewrite, JsonSchema], Any]
-WireForm = Callable[[str, str, Any, ToolDefinition], ProviderTool]
+if TYPE_CHECKING:
+    SchemaRewrite = Callable[[Rewrite, JsonSchema], Any]
+    WireForm = Callable[[str, str, Any, ToolDefinition], ProviderTool]
 
 
 def adapt_with(

@@ -16,17 +16,22 @@ platform.claude.com/docs/en/agents-and-tools/tool-use/):
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
-    SchemaRewrite,
     ToolRules,
     adapt_with,
     unchanged,
     verdict_with,
 )
-from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.compiler.profiles.adaptation import SchemaRewrite
+    from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 PROPERTY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, property_name=PROPERTY_NAME)

@@ -27,13 +27,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
     Refused,
     Rewrite,
-    SchemaRewrite,
     ToolRules,
     Unexpressible,
     adapt_with,
@@ -41,7 +39,14 @@ from skillhouse.compiler.profiles.adaptation import (
     verdict_with,
 )
 from skillhouse.compiler.profiles.objects import normalize, rewrite_properties, rewrite_root, type_list
-from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.compiler.profiles.adaptation import SchemaRewrite
+    from skillhouse.json_types import JsonObject, JsonSchema, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*"), name_max=64)
 ARGUMENT_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
@@ -401,8 +406,9 @@ def _empty_enum_values_moved(rw: Rewrite, node: Any, at: _Place) -> None:
         )
 
 
-_Place = tuple[Any, str] | str
-"""Where a node is: its parent's place and its key, or the root's pointer."""
+if TYPE_CHECKING:
+    _Place = tuple[Any, str] | str
+    """Where a node is: its parent's place and its key, or the root's pointer."""
 
 
 def _pointer(at: _Place) -> str:

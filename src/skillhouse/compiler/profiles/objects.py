@@ -9,14 +9,19 @@ problem travels up to the next optional ancestor, and at the root it refuses the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, Unexpressible, pointer
-from skillhouse.json_types import JsonSchema
 
-NodeRewrite = Callable[[Rewrite, Any, str, int], Any]
-"""Rewrites the schema node at a JSON Pointer and object depth, recording changes in the
-:class:`Rewrite`; may raise :class:`Unexpressible`."""
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonSchema
+
+    NodeRewrite = Callable[[Rewrite, Any, str, int], Any]
+    """Rewrites the schema node at a JSON Pointer and object depth, recording changes in the
+    :class:`Rewrite`; may raise :class:`Unexpressible`."""
 
 
 def rewrite_properties(

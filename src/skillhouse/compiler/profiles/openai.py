@@ -20,18 +20,23 @@ developers.openai.com/api/docs/guides/function-calling and /tools-tool-search):
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from skillhouse.compiler.profiles.adaptation import (
     Adaptation,
-    SchemaRewrite,
     ToolRules,
     adapt_with,
     unchanged,
     verdict_with,
 )
 from skillhouse.compiler.profiles.strict import strict_report, strict_schema
-from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.compiler.profiles.adaptation import SchemaRewrite
+    from skillhouse.json_types import JsonObject, ProviderTool, ToolDefinition
 
 RULES = ToolRules(name_pattern=re.compile(r"[A-Za-z0-9_-]+"), name_max=64, description_max=1024)
 MAX_TOOLS = 128

@@ -22,8 +22,6 @@ such an answer back into the arguments the declaration describes before the gues
 
 from __future__ import annotations
 
-from typing import Any
-
 from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, Unexpressible, pointer
 from skillhouse.compiler.profiles.objects import (
     is_free_form,
@@ -32,7 +30,13 @@ from skillhouse.compiler.profiles.objects import (
     rewrite_root,
     type_list,
 )
-from skillhouse.json_types import JsonSchema
+
+# Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillhouse.json_types import JsonSchema
 
 KEYWORDS = frozenset(
     {
