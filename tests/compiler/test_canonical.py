@@ -141,3 +141,14 @@ def test_a_cycle_still_ends_in_recursion_error() -> None:
             canonical_json(value)
         with pytest.raises(RecursionError):
             b"".join(canonical_parts(value))
+
+
+def test_keys_beyond_ascii_sort_as_utf16_does() -> None:
+    # keys are sorted by UTF-16 code units: a character beyond the BMP (a surrogate pair) sorts before U+E000-U+FFFF
+    for value in (
+        {"é": 1, "z": 2, "\ufb01": 3, "a": "\U0001f600"},
+        {"\U0001f600": 1, "\ufb01": 2},
+        {"x": {"\U0001f600": 1, "\ufb01": [2.0]}, "é": {"\uffff": 0, "\ue000": 1}},
+    ):
+        assert canonical_json(value) == bytes(rfc8785.dumps(value))
+        assert b"".join(canonical_parts(value, 0)) == bytes(rfc8785.dumps(value))
