@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -94,3 +95,60 @@ def test_a_release_sized_document_is_hashed_in_pieces_of_a_few_kilobytes() -> No
     pieces = list(canonical_parts(document))
     assert b"".join(pieces) == canonical_json(document)
     assert len(pieces) < 5000 and max(len(piece) for piece in pieces) < 32 * 1024  # 12,500 members
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, values, st.sampled_from([2.0, -0.0, 1.5, 1e-07, 1e21, 2**60, "é"]))
+def test_subtrees_shared_by_identity_get_rfc8785s_bytes_wherever_they_sit(shared: Any, other: Any, odd: Any) -> None:
+    # a release shares unchanged subtrees (expansion) and equal verdicts; one may hold a float found only late in the walk
+    holder = {"a": shared, "b": [shared, other, shared], "c": {"d": shared}}
+    late = {"first": holder, "last": {"odd": odd, "again": holder}, "é": [odd]}
+    for value in (holder, late, [holder, holder]):
+        try:
+            expected = bytes(rfc8785.dumps(value))
+        except Exception as exc:
+            refused = type(exc)
+            try:
+                canonical_json(value)
+            except Exception as ours:
+                assert type(ours) is refused
+            else:
+                raise AssertionError("expected the exact encoder's refusal") from None
+            continue
+        assert canonical_json(value) == expected
+        assert b"".join(canonical_parts(value)) == expected
+
+
+def test_values_of_subclassed_types_go_the_exact_way() -> None:
+    # the fast path takes exact types only: a subclass's own methods are rfc8785's to call
+    class Text(str):
+        pass
+
+    class Number(int):
+        pass
+
+    value = {"a": Text("x"), "b": Number(3), "c": (1, 2.0), "d": [True, None, -(2**53) + 1]}
+    assert canonical_json(value) == bytes(rfc8785.dumps(value))
+
+
+def test_a_cycle_still_ends_in_recursion_error() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    linked: dict[str, Any] = {"a": 1.5}
+    linked["self"] = linked
+    for value in (looped, linked, {"x": [looped]}):
+        with pytest.raises(RecursionError):
+            canonical_json(value)
+        with pytest.raises(RecursionError):
+            b"".join(canonical_parts(value))
+
+
+def test_keys_beyond_ascii_sort_as_utf16_does() -> None:
+    # keys are sorted by UTF-16 code units: a character beyond the BMP (a surrogate pair) sorts before U+E000-U+FFFF
+    for value in (
+        {"é": 1, "z": 2, "\ufb01": 3, "a": "\U0001f600"},
+        {"\U0001f600": 1, "\ufb01": 2},
+        {"x": {"\U0001f600": 1, "\ufb01": [2.0]}, "é": {"\uffff": 0, "\ue000": 1}},
+    ):
+        assert canonical_json(value) == bytes(rfc8785.dumps(value))
+        assert b"".join(canonical_parts(value, 0)) == bytes(rfc8785.dumps(value))
