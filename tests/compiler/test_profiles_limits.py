@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from tests.compiler.provider_limits import problems
 
 from skillhouse.compiler.profiles import (
+    _REPORTS,
+    _TAKEN_EVERYWHERE,
     PROFILES,
     adapt,
     anthropic,
@@ -22,7 +24,7 @@ from skillhouse.compiler.profiles import (
     strict,
     verdict,
 )
-from skillhouse.compiler.profiles.adaptation import Refused, check_property_names
+from skillhouse.compiler.profiles.adaptation import Refused, check_property_names, takes_as_declared
 from skillhouse.records import replace
 
 NAMES = st.sampled_from(
@@ -394,3 +396,22 @@ def test_the_compatibility_report_holds_one_ok_verdict() -> None:
     report = compatibility_report([_tool(plain, "Take a note.", "one"), _tool(plain, "Take a note.", "two")])["profiles"]
     oks = [report[profile][name] for profile in PROFILES for name in ("one", "two") if report[profile][name] == {"status": "ok"}]
     assert len(oks) >= 2 and all(verdict is oks[0] for verdict in oks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(_TAKEN_EVERYWHERE.name_pattern, fullmatch=True),
+    st.text(min_size=_TAKEN_EVERYWHERE.description_min, max_size=_TAKEN_EVERYWHERE.description_max or 2000),
+)
+def test_a_name_and_description_taken_everywhere_are_taken_by_every_profile(name: str, description: str) -> None:
+    # the report settles name and description once for all profiles when they are of this kind
+    taken = takes_as_declared(name, description, _TAKEN_EVERYWHERE, {})
+    for profile, (rules, _) in _REPORTS.items():
+        assert not taken or takes_as_declared(name, description, rules, {}), profile
+
+
+def test_profiles_that_judge_a_schema_alike_share_one_verdict() -> None:
+    # Anthropic's and Bedrock's property-name rule is one, and so is their verdict object
+    report = compatibility_report([_tool(_object({"a b": {"type": "string"}}), "Take a note.", "one")])["profiles"]
+    assert report["anthropic"]["one"]["status"] == "refused"
+    assert report["anthropic"]["one"] is report["bedrock"]["one"]
