@@ -14,15 +14,18 @@ from hypothesis import strategies as st
 from tests.compiler.provider_limits import problems
 
 from skillhouse.compiler.profiles import (
+    _REPORTS,
+    _TAKEN_EVERYWHERE,
     PROFILES,
     adapt,
     anthropic,
     compatibility_report,
+    gemini,
     provider_tools,
     strict,
     verdict,
 )
-from skillhouse.compiler.profiles.adaptation import Refused, check_property_names
+from skillhouse.compiler.profiles.adaptation import Refused, Rewrite, check_property_names, takes_as_declared
 from skillhouse.records import replace
 
 NAMES = st.sampled_from(
@@ -330,6 +333,13 @@ REPORT_EDGES = [
     _object({"x": {"anyOf": {"type": "string"}, "nullable": True}, "y": {"anyOf": {"type": "string"}}}),
     _object({"x": {"type": ["string", "null"], "enum": ["", None], "format": "uri"}}),
     _object({"x": {"enum": [1, None]}, "y": {"enum": ["", "a"], "format": "date-time"}}),
+    # a type that is null, an empty list, a list with a non-string or a one-type list
+    _object({"x": {"type": "null"}, "y": {"type": []}, "z": {"type": [1, "string"]}, "w": {"type": ["integer"]}}),
+    _object({"x": {"type": ["null", "string", "null"], "enum": ["é", None]}}, ("x",)),
+    # tools Gemini takes whole (a value of any type), with "" in an enum deep in lists, or in none
+    _object({"any": {}, "deep": {"anyOf": [{"type": "array", "items": {"enum": [["", "x"], "", "ü"]}}]}}),
+    _object({"any": {}, "deep": {"anyOf": [[{"enum": ["a", ""]}]], "type": "string"}}),
+    _object({"any": {}, "plain": {"enum": ["a", "b"]}}),
 ]
 
 
@@ -394,3 +404,62 @@ def test_the_compatibility_report_holds_one_ok_verdict() -> None:
     report = compatibility_report([_tool(plain, "Take a note.", "one"), _tool(plain, "Take a note.", "two")])["profiles"]
     oks = [report[profile][name] for profile in PROFILES for name in ("one", "two") if report[profile][name] == {"status": "ok"}]
     assert len(oks) >= 2 and all(verdict is oks[0] for verdict in oks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(_TAKEN_EVERYWHERE.name_pattern, fullmatch=True),
+    st.text(min_size=_TAKEN_EVERYWHERE.description_min, max_size=_TAKEN_EVERYWHERE.description_max or 2000),
+)
+def test_a_name_and_description_taken_everywhere_are_taken_by_every_profile(name: str, description: str) -> None:
+    # the report settles name and description once for all profiles when they are of this kind
+    taken = takes_as_declared(name, description, _TAKEN_EVERYWHERE, {})
+    for profile, (rules, _) in _REPORTS.items():
+        assert not taken or takes_as_declared(name, description, rules, {}), profile
+
+
+def test_profiles_that_judge_a_schema_alike_share_one_verdict() -> None:
+    # Anthropic's and Bedrock's property-name rule is one, and so is their verdict object
+    report = compatibility_report([_tool(_object({"a b": {"type": "string"}}), "Take a note.", "one")])["profiles"]
+    assert report["anthropic"]["one"]["status"] == "refused"
+    assert report["anthropic"]["one"] is report["bedrock"]["one"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.sampled_from(["", "é", "enum"]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["enum", "properties", "items", "x", "ü"]), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+def _any_empty_enum_value(node: Any) -> bool:
+    if isinstance(node, list):
+        return any(_any_empty_enum_value(item) for item in node)
+    if not isinstance(node, dict):
+        return False
+    values = node.get("enum")
+    return (isinstance(values, list) and "" in values) or any(_any_empty_enum_value(v) for v in node.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON)
+def test_the_empty_enum_value_check_finds_what_the_ordered_walk_moves(value: Any) -> None:
+    # Gemini's report walks a whole tool for "" among enum values only when the check finds one
+    assert gemini._has_empty_enum_value(value) == _any_empty_enum_value(value)
+    assert gemini._has_empty_enum_value({"type": "object", "properties": {"a": value}}) == bool(
+        _empty_enum_changes({"type": "object", "properties": {"a": value}})
+    )
+
+
+def _empty_enum_changes(schema: dict[str, Any]) -> list[dict[str, str]]:
+    rw = Rewrite()
+    gemini._empty_enum_values_moved(rw, schema, "/parameters")
+    return rw.changes
+
+
+def test_the_empty_enum_value_check_goes_as_deep_as_the_schema() -> None:
+    deep: Any = {"enum": ["", "a"]}
+    for level in range(3000):
+        deep = [deep] if level % 2 else {"items": deep}
+    assert gemini._has_empty_enum_value(deep)

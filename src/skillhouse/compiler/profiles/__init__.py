@@ -11,6 +11,7 @@ release's compatibility report (:func:`compatibility_report`) is every tool's ve
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 
 from skillhouse.compiler.profiles import anthropic, bedrock, gemini, mcp, openai
@@ -143,6 +144,16 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
         # take its name and description as they are (a name pattern is matched once) has only the
         # schema left to judge. Any other tool gets each profile's verdict in full.
         usual = type(tool.get("name")) is str and type(description) is str and root_problem(parameters) is None
+        if usual and takes_as_declared(name, description, _TAKEN_EVERYWHERE, {}):
+            # Every profile takes the name and description (nearly every tool): one verdict per
+            # distinct schema judgement serves the profiles that share it (15M instructions fewer on Jira's
+            # report, 1.1% of its import).
+            assert isinstance(parameters, dict)  # root_problem says so
+            for (rules, schema), alike in _JUDGED_ALIKE:
+                judged = _made_once(schema_verdict(parameters, rules, schema), ok, changes_made, same)
+                for profile in alike:
+                    profiles[profile][name] = judged
+            continue
         matched: dict[re.Pattern[str], bool] = {}
         for profile in PROFILES:
             rules, schema = _REPORTS[profile]
@@ -151,9 +162,7 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
                 judged = schema_verdict(parameters, rules, schema)
             else:
                 judged = verdict(tool, profile)
-            if "changes" in judged:
-                judged["changes"] = [_made_once(change, changes_made, same) for change in judged["changes"]]
-            profiles[profile][name] = ok if judged == ok else judged
+            profiles[profile][name] = _made_once(judged, ok, changes_made, same)
     report: JsonObject = {"profiles": profiles}
     listings: JsonObject = {}
     for profile in PROFILES:
@@ -166,14 +175,22 @@ def compatibility_report(tools: Sequence[ToolDefinition]) -> JsonObject:
     return report
 
 
-def _made_once(change: JsonObject, made: dict[tuple[str, str], JsonObject], same: Callable[[str, str], str]) -> JsonObject:
-    """The report's one object for ``change`` (its pointer and text each the report's one string)."""
-    key = (change["path"], change["change"])
-    known = made.get(key)
-    if known is None:
-        change["path"], change["change"] = same(key[0], key[0]), same(key[1], key[1])
-        known = made[key] = change
-    return known
+def _made_once(
+    judged: JsonObject, ok: JsonObject, made: dict[tuple[str, str], JsonObject], same: Callable[[str, str], str]
+) -> JsonObject:
+    """``judged`` as the report holds it: the one ``ok``, or each change the report's one object for it
+    (its pointer and text each the report's one string)."""
+    changes = judged.get("changes")
+    if changes is None:
+        return ok if judged == ok else judged
+    for index, change in enumerate(changes):
+        key = (change["path"], change["change"])
+        known = made.get(key)
+        if known is None:
+            change["path"], change["change"] = same(key[0], key[0]), same(key[1], key[1])
+            known = made[key] = change
+        changes[index] = known
+    return judged
 
 
 _REPORTS: dict[str, tuple[ToolRules, SchemaRewrite]] = {
@@ -185,6 +202,28 @@ _REPORTS: dict[str, tuple[ToolRules, SchemaRewrite]] = {
     "mcp": mcp.REPORT,
 }
 """Each profile's rules and report walk, as its :func:`verdict` takes them."""
+
+
+def _judged_alike() -> tuple[tuple[tuple[ToolRules, SchemaRewrite], tuple[str, ...]], ...]:
+    # schema_verdict reads of the rules only the property-name pattern
+    alike: dict[tuple[re.Pattern[str] | None, SchemaRewrite], tuple[ToolRules, SchemaRewrite, list[str]]] = {}
+    for profile in PROFILES:
+        rules, schema = _REPORTS[profile]
+        alike.setdefault((rules.property_name, schema), (rules, schema, []))[2].append(profile)
+    return tuple(((rules, schema), tuple(profiles)) for rules, schema, profiles in alike.values())
+
+
+_JUDGED_ALIKE = _judged_alike()
+"""The profiles whose :func:`schema_verdict` is one for any schema (the same property-name pattern and
+walk: OpenAI's plain profile and MCP's, Anthropic's and Bedrock's), with the rules and walk they share."""
+_TAKEN_EVERYWHERE = ToolRules(
+    name_pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_-]*"),
+    name_max=min(rules.name_max for rules, _ in _REPORTS.values()),
+    description_min=max(rules.description_min for rules, _ in _REPORTS.values()),
+    description_max=min(rules.description_max or sys.maxsize for rules, _ in _REPORTS.values()),
+)
+"""Names and descriptions every profile takes as they are: a name of this pattern matches each
+profile's (a test holds it so), within the shortest of their length limits."""
 
 
 def listing_problem(profile: str, count: int) -> str | None:

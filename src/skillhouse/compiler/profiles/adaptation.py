@@ -274,7 +274,10 @@ def takes_as_declared(name: str, description: str, rules: ToolRules, matched: di
 
 def schema_verdict(parameters: JsonSchema, rules: ToolRules, schema: SchemaRewrite) -> JsonObject:
     """:func:`verdict_with` for a tool whose name and description the provider takes as they are
-    (:func:`takes_as_declared`) and whose parameters root has no :func:`root_problem`."""
+    (:func:`takes_as_declared`) and whose parameters root has no :func:`root_problem`.
+
+    Of ``rules`` it reads only the property-name pattern: the compatibility report gives profiles alike
+    in that and in ``schema`` one verdict."""
     if schema is unchanged and rules.property_name is None:
         return {"status": "ok"}  # nothing left to judge
     rw = Rewrite()

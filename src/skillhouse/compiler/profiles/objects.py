@@ -32,7 +32,7 @@ def rewrite_properties(
     Returns the new properties and the names of the required ones, in declaration order.
     """
     properties = node.get("properties") or {}
-    required = [r for r in node.get("required", []) if isinstance(r, str)]
+    required = required_names(node)
     out: JsonSchema = {}
     base = path + "/properties"
     for name, sub in properties.items():
@@ -53,6 +53,11 @@ def rewrite_root(rw: Rewrite, schema: JsonSchema, rewrite: NodeRewrite) -> Any:
         return rewrite(rw, schema, "/parameters", 0)
     except Unexpressible as problem:
         raise Refused(f"{problem.reason} at {problem.path}, in a required argument") from None
+
+
+def required_names(node: JsonSchema) -> list[str]:
+    """The names the node's ``required`` lists (its strings, in order)."""
+    return [r for r in node.get("required", []) if isinstance(r, str)]
 
 
 def type_list(node: JsonSchema) -> list[str]:
