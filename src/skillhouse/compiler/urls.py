@@ -17,9 +17,31 @@ _AFFIXED_SEGMENT_PARAM = re.compile(r"^[^{}]*\{([A-Za-z0-9_-]+)\}[^{}]*$")
 _PARAMETER = re.compile(r"\{[^{}/]*\}")
 _PLAIN_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,=:@-]+)*/?")
 """Segments of unreserved characters and the sub-delimiters a path keeps raw (not ';'), none empty."""
+_TEXT = "[A-Za-z0-9._~!$&'()*+,=:@-]"
+_NAME = r"\{[A-Za-z0-9_-]+\}"
+_ORIGIN = r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?"
+_NOT_DOTS = r"(?!\.\.?(?:/|\Z))"
+_CANONICAL_URL = re.compile(rf"{_ORIGIN}(?:/{_NOT_DOTS}(?:{_TEXT}+|{_NAME}))*/?")
+_CANONICAL_AFFIXED_URL = re.compile(rf"{_ORIGIN}(?:/{_NOT_DOTS}(?:{_TEXT}+(?:{_NAME}{_TEXT}*)?|{_NAME}{_TEXT}*))*/?")
+"""A URL :func:`check_url` accepts as it is, canonical, written as most are: an http(s) origin of a
+plain host and port, then segments each of :data:`_PLAIN_PATH`'s characters or a parameter (with
+``affixes``, one parameter and text around it), not a dot segment, none empty; no query or fragment.
+Taken by one match instead of splitting and checking the URL (a property test holds the two alike):
+the full check was 1.3% of Jira's import (1349M instructions, 1331M with the match)."""
+_NAMES = re.compile(r"\{([A-Za-z0-9_-]+)\}")
 
 
 def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
+    """The URL's path parameters, each with the URL's line; every problem recorded in ``ctx``."""
+    if type(url) is str and (_CANONICAL_AFFIXED_URL if affixes else _CANONICAL_URL).fullmatch(url):
+        names = _NAMES.findall(url)
+        if len(set(names)) == len(names):  # a repeated one is reported below
+            line = ctx.front.line_of("operation", "url") if names else 0
+            return [(name, line) for name in names]
+    return _checked_url(ctx, url, affixes)
+
+
+def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
     if not isinstance(url, str) or not url:
         ctx.error(codes.INVALID_OPERATION, "url must be an absolute http(s) URL", "operation", "url")
         return []
