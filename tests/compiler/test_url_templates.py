@@ -35,7 +35,7 @@ def test_a_path_refused_or_rewritten_is_never_taken_as_plain(segments: list[str]
 
 def _context() -> OperationContext:
     front = Frontmatter({"operation": {}}, {("operation",): 2, ("operation", "url"): 4}, 1, "", 6)
-    return OperationContext(skill="shop", file="book.md", shown="book.md", front=front, text_lines=[], types={})
+    return OperationContext(skill="shop", file="book.md", shown="book.md", front=front, text="", types={})
 
 
 _url_texts = st.text(alphabet="aZ09-._~!$&'()*+,=:@;%/{}?#[] \t\\é\n", max_size=8)

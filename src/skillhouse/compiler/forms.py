@@ -218,6 +218,7 @@ def raw_body(ctx: OperationContext, op: JsonObject, encoding: str, schema: JsonS
 def json_line(ctx: OperationContext, line_in_json: int) -> int:
     """The file line of line ``line_in_json`` of the schema's JSON text."""
     start: int = ctx.front.value_lines.get(("operation", "schema"), ctx.front.line_of("operation", "schema"))
-    indicator = str(ctx.text_lines[start - 1]).rstrip() if 0 < start <= len(ctx.text_lines) else ""
+    lines = ctx.text.splitlines()
+    indicator = str(lines[start - 1]).rstrip() if 0 < start <= len(lines) else ""
     block = indicator.endswith(("|", ">", "|-", ">-", "|+", ">+"))
     return start + line_in_json if block else start + line_in_json - 1

@@ -101,7 +101,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
             file=md.path,
             shown=shown,
             front=front,
-            text_lines=md.text.splitlines(),
+            text=md.text,
             types=package.types,
             expansions=expansions,
         )
