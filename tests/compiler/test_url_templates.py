@@ -84,5 +84,5 @@ def test_the_one_match_takes_the_usual_templates_and_leaves_the_rest_to_the_full
         assert not urls._CANONICAL_AFFIXED_URL.fullmatch(url) and not urls._CANONICAL_URL.fullmatch(url)
     assert not urls._CANONICAL_URL.fullmatch("https://h/v{id}")  # the flat form takes whole-segment parameters only
     repeated = _context()
-    assert urls.check_url(repeated, "https://h/{id}/x/{id}", affixes=False) == [("id", 4)]
+    assert urls.check_url(repeated, "https://h/{id}/x/{id}", affixes=False) == ["id"]
     assert [e.code for e in repeated.errors] == ["path-parameter"]

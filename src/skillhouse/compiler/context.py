@@ -38,16 +38,23 @@ class OperationContext:
         self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))
 
 
-def name_list(ctx: OperationContext, op: JsonObject, key: str, check_names: bool = True) -> list[tuple[str, int]]:
+def name_list(ctx: OperationContext, op: JsonObject, key: str, check_names: bool = True) -> list[str]:
+    """The names listed under ``key``; with ``check_names``, without those no provider accepts (each reported).
+
+    Names only: each was paired with its line, which nothing read (an error finds its line from its
+    path); looking the lines up and taking the names back out of the pairs was 1.4% of Jira's import
+    (1319M instructions, 1300M without)."""
     value = op.get(key)
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         ctx.error(codes.INVALID_OPERATION, f"{key} must be a list of field names, like [room_id, guest_name]", "operation", key)
         return []
-    out: list[tuple[str, int]] = []
+    if not check_names:
+        return list(value)
+    out: list[str] = []
     for index, name in enumerate(value):
-        if check_names and not ARGUMENT_NAME.match(name):
+        if not ARGUMENT_NAME.match(name):
             ctx.error(
                 codes.INVALID_OPERATION,
                 f"{key}: {name!r} is not a name every provider accepts (letters, digits, '_' and '-'); "
@@ -57,14 +64,14 @@ def name_list(ctx: OperationContext, op: JsonObject, key: str, check_names: bool
                 index,
             )
             continue
-        out.append((name, ctx.front.line_of("operation", key, index)))
+        out.append(name)
     return out
 
 
-def check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[tuple[str, int]]]]) -> None:
+def check_one_place(ctx: OperationContext, groups: Iterable[tuple[str, list[str]]]) -> None:
     seen: dict[str, str] = {}
     for where, members in groups:
-        for index, (name, _) in enumerate(members):
+        for index, name in enumerate(members):
             if name in seen:
                 other = seen[name]
                 detail = f"twice in {where}" if other == where else f"in both {other} and {where}"

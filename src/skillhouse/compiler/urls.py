@@ -31,17 +31,16 @@ the full check was 1.3% of Jira's import (1349M instructions, 1331M with the mat
 _NAMES = re.compile(r"\{([A-Za-z0-9_-]+)\}")
 
 
-def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
-    """The URL's path parameters, each with the URL's line; every problem recorded in ``ctx``."""
+def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[str]:
+    """The names of the URL's path parameters; every problem recorded in ``ctx``."""
     if type(url) is str and (_CANONICAL_AFFIXED_URL if affixes else _CANONICAL_URL).fullmatch(url):
-        names = _NAMES.findall(url)
+        names: list[str] = _NAMES.findall(url)
         if len(set(names)) == len(names):  # a repeated one is reported below
-            line = ctx.front.line_of("operation", "url") if names else 0
-            return [(name, line) for name in names]
+            return names
     return _checked_url(ctx, url, affixes)
 
 
-def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
+def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[str]:
     if not isinstance(url, str) or not url:
         ctx.error(codes.INVALID_OPERATION, "url must be an absolute http(s) URL", "operation", "url")
         return []
@@ -58,8 +57,7 @@ def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[s
     outside = parts.netloc + parts.query
     if "{" in outside or "}" in outside:
         ctx.error(codes.PATH_PARAMETER, "parameters belong in whole path segments, not in the host or query", "operation", "url")
-    params: list[tuple[str, int]] = []
-    line = 0  # the url's line: looked up at the first parameter (a URL without one needs no line)
+    params: list[str] = []
     for segment in parts.path.split("/"):
         if "{" not in segment and "}" not in segment:
             continue
@@ -72,11 +70,10 @@ def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[s
                 "operation",
                 "url",
             )
-        elif match.group(1) in [p for p, _ in params]:
+        elif match.group(1) in params:
             ctx.error(codes.PATH_PARAMETER, f"path parameter {match.group(1)!r} appears twice", "operation", "url")
         else:
-            line = line or ctx.front.line_of("operation", "url")
-            params.append((match.group(1), line))
+            params.append(match.group(1))
     _check_canonical(ctx, parts.path or "/", parts.query)
     return params
 
