@@ -89,7 +89,7 @@ def _plain_scalar(value: Any) -> bool:
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
     return kind is float and math.isfinite(value)
 
 
