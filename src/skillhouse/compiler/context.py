@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from skillhouse.compiler.expansion import Expansions, new_expansions
 from skillhouse.json_types import JsonObject, JsonSchema
@@ -11,6 +12,9 @@ from skillhouse.records import field, record
 from skillhouse.skill import errors as codes
 from skillhouse.skill.errors import SkillError
 from skillhouse.skill.frontmatter import Frontmatter
+
+if TYPE_CHECKING:  # for the annotation only: the modules load in the order they did
+    from skillhouse.compiler.model import Argument
 
 ARGUMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The argument names every provider accepts."""
@@ -33,6 +37,11 @@ class OperationContext:
     errors: list[SkillError] = field(default_factory=list)
     expansions: Expansions = field(default_factory=new_expansions)
     """The package's expanded types so far (:func:`skillhouse.compiler.expansion.expand_types`), shared by its operations."""
+    arguments: dict[tuple[object, ...], Argument] = field(default_factory=dict)
+    """The package's arguments so far, by their fields: equal arguments of its operations are one record.
+    A frozen record takes 10K instructions to make, and most arguments recur (Jira's 1375 are 355
+    distinct, Twilio's 1672 are 471): 0.6% of Jira's import (1293M instructions, 1285M so), 1.1% of
+    Twilio's (887M, 877M)."""
 
     def error(self, code: str, message: str, *path: str | int) -> None:
         self.errors.append(SkillError(self.shown, self.front.line_of(*path), code, message))

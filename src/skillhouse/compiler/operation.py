@@ -201,13 +201,16 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         ("header", header),
         ("body", body),
     )
+    made = ctx.arguments
     for loc, members in located:
         for name in members:
             style = styles.get(name) if loc != "header" else None
-            arguments.append(
-                Argument(name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
-                         loc == "query" and name in allow_empty, loc == "path" and name in explode)
-            )
+            fields = (name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
+                      loc == "query" and name in allow_empty, loc == "path" and name in explode)  # fmt: skip
+            argument = made.get(fields)
+            if argument is None:
+                argument = made[fields] = Argument(*fields)
+            arguments.append(argument)
     return OperationDecl(
         name=ctx.file.removesuffix(".md"),
         tool_name=tool_name,
