@@ -242,3 +242,30 @@ def test_fuzz_any_schema_in_an_operation_or_a_type_gives_a_release_or_located_er
     assert (compiled is None) == bool(read_errors or errors)
     for error in read_errors + errors:
         assert error.line >= 1 and error.code
+
+
+def test_scalars_and_lists_of_scalars_taken_at_once_are_judged_as_the_located_walk_judges_them() -> None:
+    class Text(str):
+        pass
+
+    assert schema_problem({"enum": ["é", Text("x"), True, None, 2**53 - 1, -(2**53 - 1), 0.5, -0.0]}) is None
+    assert schema_problem({"enum": ["a", 2**53]}) == (
+        "at enum/1: 9007199254740992 is beyond ±(2**53 - 1) and cannot be carried exactly in JSON; use a float or a string"
+    )
+    assert schema_problem({"default": float("nan")}) == "at default: nan is not a JSON number"
+    assert schema_problem({"examples": [[1, float("-inf")]]}) == "at examples/0/1: -inf is not a JSON number"
+    assert schema_problem({"x-when": [date(2024, 1, 1)]}) == "at x-when/0: date is not a JSON value (quote dates and times)"
+
+
+def test_a_value_is_refused_one_level_past_the_deepest_allowed() -> None:
+    def nested(levels: int) -> Any:
+        value: Any = "deep"
+        for _ in range(levels):
+            value = [value]
+        return value
+
+    # the schema's keyword is one step from its root, each list one more: 199 lists reach step 200
+    assert schema_problem({"default": nested(199)}) is None
+    assert schema_problem({"default": nested(200)}) == "at default" + "/0" * 200 + ": is nested too deeply"
+    assert schema_problem({"enum": nested(199)}) is None
+    assert schema_problem({"enum": nested(200)}) is not None

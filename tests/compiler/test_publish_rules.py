@@ -885,3 +885,26 @@ def test_allow_empty_names_query_arguments_only_and_reaches_the_release(make_pac
     )
     arguments = compiled_ops(accepted)["op"]["arguments"]
     assert arguments == [{"name": "q", "in": "query", "wire": "q", "allow_empty": True}, {"name": "r", "in": "query", "wire": "r"}]
+
+
+def test_equal_arguments_of_a_package_are_one_record_and_different_ones_are_not(make_package: PackageFactory) -> None:
+    from skillhouse.compiler import compile_package
+    from skillhouse.skill import read_package_dir
+
+    schema = json.dumps(json.dumps({"type": "object", "properties": {"q": {"type": "string", "description": "Café"}}}))
+    op = "---\noperation:\n  method: GET\n  url: https://api.test/items/{id}\n  query: [q]\nEXTRA  schema: " + schema + "\n---\n"
+    pkg = make_package(
+        {
+            "a.md": op.replace("EXTRA", ""),
+            "b.md": op.replace("EXTRA", ""),
+            "c.md": op.replace("EXTRA", "  names: {q: Q}\n"),
+            "d.md": op.replace("EXTRA", "  allow_empty: [q]\n  style: {id: label}\n"),
+        }
+    )
+    package, read_errors = read_package_dir(pkg)
+    compiled, errors = compile_package(package)
+    assert compiled is not None and not read_errors, [str(e) for e in [*read_errors, *errors]]
+    a, b, c, d = (op.arguments for op in compiled.operations)
+    assert [(x.name, x.location) for x in a] == [("id", "path"), ("q", "query")]
+    assert a[0] is b[0] and a[1] is b[1] and a[0] is c[0]  # made once, shared: a frozen record is never changed
+    assert c[1] != a[1] and c[1].wire == "Q" and d[1].allow_empty and d[0].style == "label" and d[0] != a[0]

@@ -29,21 +29,21 @@ def flat_form(
     ctx: OperationContext,
     op: JsonObject,
     method: str,
-    path_params: list[tuple[str, int]],
-    query: list[tuple[str, int]],
-    header: list[tuple[str, int]],
+    path_params: list[str],
+    query: list[str],
+    header: list[str],
 ) -> tuple[JsonSchema, list[str], str | None] | None:
     body = name_list(ctx, op, "body")
     if body and method in NO_BODY:
         ctx.error(codes.BODY_ON_GET, f"{method} has no body; send these fields in 'query' instead", "operation", "body")
     check_one_place(ctx, [("path", path_params), ("query", query), ("header", header), ("body", body)])
-    path_names = {n for n, _ in path_params}
-    sendable = {n for n, _ in query} | {n for n, _ in header} | {n for n, _ in body}
+    path_names = set(path_params)
+    sendable = {*query, *header, *body}
     qualified: dict[str, set[str]] = {}
     for key in ("optional", *TYPE_QUALIFIERS, "list"):
         members = name_list(ctx, op, key, check_names=False)
         qualified[key] = set()
-        for index, (name, _) in enumerate(members):
+        for index, name in enumerate(members):
             if name in path_names:
                 ctx.error(
                     codes.PATH_PARAMETER,
@@ -70,15 +70,15 @@ def flat_form(
             ctx.error(codes.INVALID_OPERATION, f"{name!r} is given two types ({', '.join(typed)})", "operation", typed[1])
 
     properties: dict[str, JsonSchema] = {}
-    for name, _ in path_params:
+    for name in path_params:
         properties[name] = {"type": "string"}
-    for name in [n for n, _ in query] + [n for n, _ in header] + [n for n, _ in body]:
+    for name in query + header + body:
         kind = next((k for k in TYPE_QUALIFIERS if name in qualified[k]), "string")
         item: JsonSchema = {"type": kind}
         properties[name] = {"type": "array", "items": item} if name in qualified["list"] else item
     required = sorted(n for n in properties if n not in qualified["optional"])
     schema: JsonSchema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-    return schema, sorted(n for n, _ in body), None
+    return schema, sorted(body), None
 
 
 def written_plain(text: str) -> bool:
@@ -95,9 +95,9 @@ def schema_form(
     ctx: OperationContext,
     op: JsonObject,
     method: str,
-    path_params: list[tuple[str, int]],
-    query: list[tuple[str, int]],
-    header: list[tuple[str, int]],
+    path_params: list[str],
+    query: list[str],
+    header: list[str],
     composite: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[JsonSchema, list[str], str | None] | None:
     """The schema form; a path parameter in ``composite`` (style ``matrix``) may be a list or an object."""
@@ -165,15 +165,14 @@ def schema_form(
             "operation",
             "schema",
         )
-    path_names = [n for n, _ in path_params]
     for key, members in (("query", query), ("header", header)):
-        for index, (name, _) in enumerate(members):
+        for index, name in enumerate(members):
             if name not in properties:
                 ctx.error(codes.UNKNOWN_QUALIFIER, f"{key}: {name!r} is not a property of the schema", "operation", key, index)
     check_one_place(ctx, [("path", path_params), ("query", query), ("header", header)])
     required = list(schema.get("required", []))
     new_properties = dict(properties)
-    for name in path_names:
+    for name in path_params:
         prop = new_properties.get(name)
         if prop is None:
             new_properties[name] = {"type": "string"}
@@ -182,7 +181,7 @@ def schema_form(
                       "(unless its style is matrix)", "operation", "schema")
         if name not in required:
             required.append(name)
-    located = set(path_names) | {n for n, _ in query} | {n for n, _ in header}
+    located = {*path_params, *query, *header}
     body = sorted(n for n in new_properties if n not in located)
     if body and method in NO_BODY:
         ctx.error(
@@ -222,6 +221,7 @@ def raw_body(ctx: OperationContext, op: JsonObject, encoding: str, schema: JsonS
 def json_line(ctx: OperationContext, line_in_json: int) -> int:
     """The file line of line ``line_in_json`` of the schema's JSON text."""
     start: int = ctx.front.value_lines.get(("operation", "schema"), ctx.front.line_of("operation", "schema"))
-    indicator = str(ctx.text_lines[start - 1]).rstrip() if 0 < start <= len(ctx.text_lines) else ""
+    lines = ctx.text.splitlines()
+    indicator = str(lines[start - 1]).rstrip() if 0 < start <= len(lines) else ""
     block = indicator.endswith(("|", ">", "|-", ">-", "|+", ">+"))
     return start + line_in_json if block else start + line_in_json - 1

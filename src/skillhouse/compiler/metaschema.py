@@ -36,16 +36,17 @@ _STRING_PATTERNS = {
     "$recursiveAnchor": re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$"),
 }
 (_TYPE, _ONE, _MAP, _LIST, _REQUIRED, _DEPENDENT_REQUIRED, _ENUM, _VALUE, _EXAMPLES, _NON_NEGATIVE_INT, _NUMBER,
- _MULTIPLE_OF, _PATTERN, _STRING, _DEPENDENCIES, _BOOLEAN, _VOCABULARY) = range(17)  # fmt: skip
+ _MULTIPLE_OF, _PATTERN, _STRING, _DEPENDENCIES, _BOOLEAN, _VOCABULARY, _NAME_STRING) = range(18)  # fmt: skip
 _KIND = {
     "type": _TYPE, "required": _REQUIRED, "dependentRequired": _DEPENDENT_REQUIRED, "enum": _ENUM,
     "const": _VALUE, "default": _VALUE, "examples": _EXAMPLES, "multipleOf": _MULTIPLE_OF, "pattern": _PATTERN,
     "dependencies": _DEPENDENCIES, "$vocabulary": _VOCABULARY,
     **dict.fromkeys(_SCHEMA, _ONE), **dict.fromkeys(_SCHEMA_MAP, _MAP), **dict.fromkeys(_SCHEMA_LIST, _LIST),
     **dict.fromkeys(_NON_NEGATIVE, _NON_NEGATIVE_INT), **dict.fromkeys(_NUMBERS, _NUMBER),
-    **dict.fromkeys(_STRINGS, _STRING), **dict.fromkeys(_BOOLEANS, _BOOLEAN),
+    **dict.fromkeys(_STRINGS, _STRING), **dict.fromkeys(_STRING_PATTERNS, _NAME_STRING), **dict.fromkeys(_BOOLEANS, _BOOLEAN),
 }  # fmt: skip
-"""Each keyword's kind: one dictionary lookup per keyword instead of a test against every group."""
+"""Each keyword's kind: one dictionary lookup per keyword instead of a test against every group. A string
+with a pattern of its own is a kind apart, so a description or a format is not looked up again for one."""
 MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_DEPTH = 200
 
@@ -72,8 +73,31 @@ def schema_problem(schema: Any) -> str | None:
 def _json_value(value: Any, depth: int) -> None:
     """Values inside enum, const, default and examples: plain JSON that I-JSON can carry.
 
-    ``depth`` is how many steps the value's path has from the schema's root.
+    ``depth`` is how many steps the value's path has from the schema's root. A scalar or a list of
+    scalars (most defaults, enums and examples) is taken at once; anything else, or anything refused,
+    is walked keeping each value's path, to say where the problem is.
     """
+    if depth < _MAX_DEPTH:  # the value's items too are within the depth allowed
+        kind = type(value)
+        if kind is list:
+            if all(map(_plain_scalar, value)):
+                return
+        elif _plain_scalar(value):
+            return
+    _located_json_value(value, depth)
+
+
+def _plain_scalar(value: Any) -> bool:
+    """Whether ``value`` is a string, boolean, null, integer within ±(2**53 - 1) or finite float (of those very types)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
+    return kind is float and math.isfinite(value)
+
+
+def _located_json_value(value: Any, depth: int) -> None:
     stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
         item, at = stack.pop()
@@ -113,30 +137,43 @@ def _schema(node: Any, depth: int) -> None:
     if depth > _MAX_DEPTH:
         raise _Problem([], "is nested too deeply")
     below = depth + 1  # the depth of a keyword's value
+    # The kinds are tested most frequent first (in the corpus); the common values of each are taken
+    # without a call, the rest checked by the same calls as always. With the scalars of _json_value
+    # taken at once: 0.5% of Jira's import (1300M instructions, 1293M so; Twilio's 892M, 887M).
     for key, value in node.items():
         try:
             kind = _KIND.get(key)
-            if kind is _STRING:
+            if kind is _TYPE:
+                if type(value) is not str or value not in TYPES:
+                    _type(value)
+            elif kind is _STRING:
                 if not isinstance(value, str):
                     raise _Problem([], f"{_short(value)} is not a string")
-                pattern = _STRING_PATTERNS.get(key)
-                if pattern is not None and not pattern.match(value):
-                    raise _Problem([], f"{value!r} is not a valid {key}")
-            elif kind is _TYPE:
-                _type(value)
-            elif kind is _ONE:
-                _schema(value, below)
             elif kind is _MAP:
                 if not isinstance(value, dict):
                     raise _Problem([], f"{_short(value)} is not an object of schemas")
+                patterned = key == "patternProperties"
                 for name, sub in value.items():
-                    if key == "patternProperties":
+                    if patterned:
                         _regex(name)  # the problem is the keyword's: its path stops there
+                    if sub is True or sub is False:
+                        continue
                     try:
                         _schema(sub, below + 1)
                     except _Problem as problem:
                         problem.path.insert(0, name)
                         raise
+            elif kind is _ONE:
+                if value is not True and value is not False:
+                    _schema(value, below)
+            elif kind is _REQUIRED:
+                _unique_strings(value)
+            elif kind is _VALUE:
+                _json_value(value, below)
+            elif kind is _ENUM:
+                if not isinstance(value, list):
+                    raise _Problem([], f"{_short(value)} is not an array")
+                _json_value(value, below)
             elif kind is _LIST:
                 if not isinstance(value, list) or not value:
                     raise _Problem([], f"{_short(value)} is not a non-empty array of schemas")
@@ -146,8 +183,11 @@ def _schema(node: Any, depth: int) -> None:
                     except _Problem as problem:
                         problem.path.insert(0, index)
                         raise
-            elif kind is _REQUIRED:
-                _unique_strings(value)
+            elif kind is _NAME_STRING:
+                if not isinstance(value, str):
+                    raise _Problem([], f"{_short(value)} is not a string")
+                if not _STRING_PATTERNS[key].match(value):
+                    raise _Problem([], f"{value!r} is not a valid {key}")
             elif kind is _DEPENDENT_REQUIRED:
                 if not isinstance(value, dict):
                     raise _Problem([], f"{_short(value)} is not an object")
@@ -157,12 +197,6 @@ def _schema(node: Any, depth: int) -> None:
                     except _Problem as problem:
                         problem.path.insert(0, name)
                         raise
-            elif kind is _ENUM:
-                if not isinstance(value, list):
-                    raise _Problem([], f"{_short(value)} is not an array")
-                _json_value(value, below)
-            elif kind is _VALUE:
-                _json_value(value, below)
             elif kind is _EXAMPLES:
                 if not isinstance(value, list):
                     raise _Problem([], f"{_short(value)} is not an array")
@@ -221,8 +255,11 @@ def _type(value: Any) -> None:
 
 
 def _unique_strings(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         raise _Problem([], f"{_short(value)} is not an array of strings")
+    for item in value:
+        if not isinstance(item, str):
+            raise _Problem([], f"{_short(value)} is not an array of strings")
     if len(set(value)) != len(value):
         raise _Problem([], "has non-unique elements")
 

@@ -110,7 +110,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
 
     styles = mapping(ctx, op, "style")
     # a matrix parameter may be a list or an object: its ';name=a,b' says which items
-    matrix = {n for n, _ in path_params if styles.get(n) == "matrix"}
+    matrix = {n for n in path_params if styles.get(n) == "matrix"}
     if written_as_schema:
         built = schema_form(ctx, op, method, path_params, query, header, composite=matrix)
     else:
@@ -120,10 +120,10 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     schema, body, payload = built
     content_type = raw_body(ctx, op, encoding, schema, payload)
 
-    sent = [n for n, _ in path_params] + [n for n, _ in query] + [n for n, _ in header] + body
+    sent = path_params + query + header + body
     names = mapping(ctx, op, "names")
-    query_names = {n for n, _ in query}
-    path_names = {n for n, _ in path_params}
+    query_names = set(query)
+    path_names = set(path_params)
     for arg, wire in names.items():
         if arg not in sent:
             ctx.error(codes.UNKNOWN_QUALIFIER, f"names: {arg!r} is not an argument of this operation", "operation", "names", arg)
@@ -147,26 +147,26 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
             ctx.error(codes.INVALID_OPERATION, f"style of {arg!r} must be one of {', '.join(QUERY_STYLES)}", "operation", "style", arg)
     # the published schema says what the wire can carry, so a schema-valid call is never refused
     explode_names = name_list(ctx, op, "explode", check_names=False)
-    for index, (arg, _) in enumerate(explode_names):
+    for index, arg in enumerate(explode_names):
         if arg not in matrix:
             ctx.error(codes.UNKNOWN_QUALIFIER, f"explode: {arg!r} is not a path parameter of style matrix", "operation",
                       "explode", index)  # fmt: skip
-    explode = {n for n, _ in explode_names}
+    explode = set(explode_names)
     schema = wire_limited(
-        schema, [n for n, _ in path_params if n not in matrix], [n for n, _ in header], styles, [n for n, _ in query], body if payload is None else [], str(encoding),
+        schema, [n for n in path_params if n not in matrix], header, styles, query, body if payload is None else [], str(encoding),
         payload, matrix=sorted(matrix),
     )
 
     defaults = argument_defaults(ctx, mapping(ctx, op, "defaults"), schema, sent)
 
     allow_empty_names = name_list(ctx, op, "allow_empty", check_names=False)
-    for index, (arg, _) in enumerate(allow_empty_names):
+    for index, arg in enumerate(allow_empty_names):
         if arg not in query_names:
             ctx.error(codes.UNKNOWN_QUALIFIER, f"allow_empty: {arg!r} is not a query parameter", "operation", "allow_empty", index)
-    allow_empty = {n for n, _ in allow_empty_names}
+    allow_empty = set(allow_empty_names)
 
     identity = name_list(ctx, op, "identity", check_names=False)
-    for index, (name, _) in enumerate(identity):
+    for index, name in enumerate(identity):
         if name not in sent:
             ctx.error(
                 codes.UNKNOWN_IDENTITY_FIELD,
@@ -202,18 +202,21 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
     wire_of = {a: str(w) for a, w in names.items()}
     arguments: list[Argument] = []
     located: tuple[tuple[Location, list[str]], ...] = (
-        ("path", [n for n, _ in path_params]),
-        ("query", [n for n, _ in query]),
-        ("header", [n for n, _ in header]),
+        ("path", path_params),
+        ("query", query),
+        ("header", header),
         ("body", body),
     )
+    made = ctx.arguments
     for loc, members in located:
         for name in members:
             style = styles.get(name) if loc != "header" else None
-            arguments.append(
-                Argument(name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
-                         loc == "query" and name in allow_empty, loc == "path" and name in explode)
-            )
+            fields = (name, loc, wire_of.get(name, name), None if style in (None, "form", "simple") else str(style),
+                      loc == "query" and name in allow_empty, loc == "path" and name in explode)  # fmt: skip
+            argument = made.get(fields)
+            if argument is None:
+                argument = made[fields] = Argument(*fields)
+            arguments.append(argument)
     return OperationDecl(
         name=ctx.file.removesuffix(".md"),
         tool_name=tool_name,
@@ -226,7 +229,7 @@ def compile_operation(ctx: OperationContext, tool_name: str, description: str, p
         schema=schema,
         encoding=str(encoding),
         headers=headers,
-        identity=tuple(sorted({n for n, _ in identity})),
+        identity=tuple(sorted(set(identity))),
         approval=approval,
         payload=payload,
         content_type=content_type,

@@ -15,7 +15,7 @@ from skillhouse.compiler.context import OperationContext
 from skillhouse.compiler.eager_tools import EAGER_NAMES
 from skillhouse.compiler.expansion import new_expansions
 from skillhouse.compiler.metaschema import schema_problem
-from skillhouse.compiler.model import OperationDecl
+from skillhouse.compiler.model import Argument, OperationDecl
 from skillhouse.compiler.naming import tool_name
 from skillhouse.compiler.operation import (
     check_file_keys,
@@ -88,6 +88,7 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
     gates: list[JsonObject] = []
     names_taken: dict[str, str] = {name: "an eager tool" for name in EAGER_NAMES}
     expansions = new_expansions()  # each shared type expanded once for the whole package
+    arguments: dict[tuple[object, ...], Argument] = {}  # and each distinct argument made once
     for type_name, type_schema in package.types.items():
         problem = schema_problem(type_schema)
         if problem is not None:
@@ -106,9 +107,10 @@ def compile_package(package: SkillPackage, version: str | None = None) -> tuple[
             file=md.path,
             shown=shown,
             front=front,
-            text_lines=md.text.splitlines(),
+            text=md.text,
             types=package.types,
             expansions=expansions,
+            arguments=arguments,
         )
         check_file_keys(ctx)
         if "operation" not in front.data:

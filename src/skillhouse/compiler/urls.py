@@ -21,9 +21,30 @@ _AFFIXED_SEGMENT_PARAM = re.compile(r"^[^{}]*\{([A-Za-z0-9_-]+)\}[^{}]*$")
 _PARAMETER = re.compile(r"\{[^{}/]*\}")
 _PLAIN_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,=:@-]+)*/?")
 """Segments of unreserved characters and the sub-delimiters a path keeps raw (not ';'), none empty."""
+_TEXT = "[A-Za-z0-9._~!$&'()*+,=:@-]"
+_NAME = r"\{[A-Za-z0-9_-]+\}"
+_ORIGIN = r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?"
+_NOT_DOTS = r"(?!\.\.?(?:/|\Z))"
+_CANONICAL_URL = re.compile(rf"{_ORIGIN}(?:/{_NOT_DOTS}(?:{_TEXT}+|{_NAME}))*/?")
+_CANONICAL_AFFIXED_URL = re.compile(rf"{_ORIGIN}(?:/{_NOT_DOTS}(?:{_TEXT}+(?:{_NAME}{_TEXT}*)?|{_NAME}{_TEXT}*))*/?")
+"""A URL :func:`check_url` accepts as it is, canonical, written as most are: an http(s) origin of a
+plain host and port, then segments each of :data:`_PLAIN_PATH`'s characters or a parameter (with
+``affixes``, one parameter and text around it), not a dot segment, none empty; no query or fragment.
+Taken by one match instead of splitting and checking the URL (a property test holds the two alike):
+the full check was 1.3% of Jira's import (1349M instructions, 1331M with the match)."""
+_NAMES = re.compile(r"\{([A-Za-z0-9_-]+)\}")
 
 
-def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str, int]]:
+def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[str]:
+    """The names of the URL's path parameters; every problem recorded in ``ctx``."""
+    if type(url) is str and (_CANONICAL_AFFIXED_URL if affixes else _CANONICAL_URL).fullmatch(url):
+        names: list[str] = _NAMES.findall(url)
+        if len(set(names)) == len(names):  # a repeated one is reported below
+            return names
+    return _checked_url(ctx, url, affixes)
+
+
+def _checked_url(ctx: OperationContext, url: Any, affixes: bool) -> list[str]:
     if not isinstance(url, str) or not url:
         ctx.error(codes.INVALID_OPERATION, "url must be an absolute http(s) URL", "operation", "url")
         return []
@@ -40,8 +61,7 @@ def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str,
     outside = parts.netloc + parts.query
     if "{" in outside or "}" in outside:
         ctx.error(codes.PATH_PARAMETER, "parameters belong in whole path segments, not in the host or query", "operation", "url")
-    params: list[tuple[str, int]] = []
-    line = 0  # the url's line: looked up at the first parameter (a URL without one needs no line)
+    params: list[str] = []
     for segment in parts.path.split("/"):
         if "{" not in segment and "}" not in segment:
             continue
@@ -54,11 +74,10 @@ def check_url(ctx: OperationContext, url: Any, affixes: bool) -> list[tuple[str,
                 "operation",
                 "url",
             )
-        elif match.group(1) in [p for p, _ in params]:
+        elif match.group(1) in params:
             ctx.error(codes.PATH_PARAMETER, f"path parameter {match.group(1)!r} appears twice", "operation", "url")
         else:
-            line = line or ctx.front.line_of("operation", "url")
-            params.append((match.group(1), line))
+            params.append(match.group(1))
     _check_canonical(ctx, parts.path or "/", parts.query)
     return params
 
