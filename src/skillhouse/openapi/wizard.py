@@ -20,6 +20,7 @@ from skillhouse.compiler.expansion import SCHEMA_LIMIT, Expansions, new_expansio
 from skillhouse.compiler.release import CompiledSkill, compile_package
 from skillhouse.json_types import JsonObject, JsonSchema
 from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, load_spec
+from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
@@ -35,7 +36,7 @@ from skillhouse.openapi.render import (
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome, Status
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
-from skillhouse.openapi.shrink import expanded_size, fit_schema
+from skillhouse.openapi.shrink import expanded_size, fit_schema, fits_as_written
 from skillhouse.records import record, replace
 from skillhouse.skill import read_package
 from skillhouse.skill.files import RECORD_FILE
@@ -247,15 +248,18 @@ def _one(
         url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
         built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_spot, item.op_spot)
         notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_spot)]
-        size = expanded_size(built.schema, conv.types, expansions)
-        if size is None or size > SCHEMA_LIMIT:
-            fitted = fit_schema(built.schema, conv.types)
-            if fitted is None:
-                return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
-            built.schema, dropped = fitted
-            notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
+        text = _schema_text(built.schema)
+        if text is None or not fits_as_written(text):
+            size = expanded_size(built.schema, conv.types, expansions)
+            if size is None or size > SCHEMA_LIMIT:
+                fitted = fit_schema(built.schema, conv.types)
+                if fitted is None:
+                    return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
+                built.schema, dropped = fitted
+                text = None
+                notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
         summary, description, deprecated = item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True
-        markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated)
+        markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated, text)
     except Unresolved as exc:
         document.problems.append(exc.problem)
         return outcome("skipped", [str(exc)]), None
@@ -271,6 +275,15 @@ def _one(
         error = converter_error(exc, item.method, item.path)
         return replace(outcome("skipped", [error.note()]), error=error), None
     return outcome("adapted" if notes else "written", notes), markdown
+
+
+def _schema_text(schema: JsonSchema) -> str | None:
+    """The schema's text as its operation file will hold it, made before its size is measured (see
+    :func:`fits_as_written`); ``None`` when it cannot be written, so the measure fails first, as it always did."""
+    try:
+        return indented_json(schema)
+    except Exception:
+        return None
 
 
 def converter_error(exc: Exception, method: str, path: str) -> ConverterError:

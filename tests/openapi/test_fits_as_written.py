@@ -1,0 +1,98 @@
+"""A schema the wizard's rendered text shows to be within the size cap is not measured again
+(``shrink.fits_as_written``): whenever the text says so, the measure agrees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.openapi.specs import imported, openapi, outcome
+
+from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
+from skillhouse.openapi.json_block import indented_json
+from skillhouse.openapi.shrink import expanded_size, fits_as_written
+
+_SCALARS = st.one_of(
+    st.text(max_size=40),  # every code point, lone surrogates included
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+)
+_VALUES = st.recursive(
+    _SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)), max_leaves=40
+)
+
+
+def _measured(schema: Any) -> int | None:
+    try:
+        return expanded_size(schema, {})
+    except UnicodeEncodeError:  # a lone surrogate: the measure raises, as the wizard's always did
+        return -1
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_a_text_that_fits_is_a_schema_whose_measure_fits(schema: Any) -> None:
+    text = indented_json(schema)
+    if fits_as_written(text):
+        size = _measured(schema)
+        assert size is not None and 0 <= size <= len(text) <= SCHEMA_LIMIT
+
+
+def test_characters_beyond_ascii_are_measured_in_fewer_bytes_than_their_escapes() -> None:
+    schema = {"description": "é" * 2000 + "€" * 2000}
+    text = indented_json(schema)
+    assert fits_as_written(text)
+    assert compact_size(schema) == 2000 * 2 + 2000 * 3 + len('{"description":""}') < len(text)
+
+
+def test_a_character_beyond_the_basic_plane_is_left_to_the_measure() -> None:
+    # written as a pair of surrogate escapes, which the text alone does not tell from a lone one
+    assert not fits_as_written(indented_json({"description": "😀"}))
+
+
+def test_a_lone_surrogate_is_left_to_the_measure() -> None:
+    assert not fits_as_written(indented_json({"description": "a\ud800b"}))
+    assert _measured({"description": "a\ud800b"}) == -1
+
+
+def test_a_reference_is_left_to_the_measure() -> None:
+    assert not fits_as_written(indented_json({"type": "object", "properties": {"a": {"$ref": "#/types/A"}}}))
+    # a property called $ref is no reference, but its text cannot tell: measured all the same
+    assert not fits_as_written(indented_json({"properties": {"$ref": {"type": "string"}}}))
+
+
+def test_a_text_over_the_cap_is_measured() -> None:
+    schema = {"description": "x" * SCHEMA_LIMIT}
+    assert not fits_as_written(indented_json(schema))
+    # its compact form alone is over the cap: the measure says so
+    assert (expanded_size(schema, {}) or 0) > SCHEMA_LIMIT
+
+
+def test_a_text_just_under_the_cap_fits_and_measures_under_it() -> None:
+    schema = {"description": "x" * (SCHEMA_LIMIT - 100), "maximum": 1e300, "minimum": -(2**53)}
+    text = indented_json(schema)
+    assert fits_as_written(text)
+    assert compact_size(schema) <= len(text) <= SCHEMA_LIMIT
+
+
+def test_schemas_the_measure_refuses_are_still_refused_by_it() -> None:
+    # a key that is no JSON (a YAML !!binary one) and a lone surrogate: each operation is a converter
+    # error raised where the measure raised it before the wizard rendered schemas first
+    odd = {"type": "object", "properties": {"m": {"type": "object", "patternProperties": {b"hi": {"type": "string"}}}}}
+    spec = openapi(
+        {
+            "/a": {"post": {"operationId": "odd", "requestBody": {"content": {"application/json": {"schema": odd}}}}},
+            "/b": {"get": {"operationId": "lone", "parameters": [{"name": "s", "in": "query", "schema": {"type": "string", "description": "a\ud800b"}}]}},
+            "/c": {"get": {"operationId": "pair", "parameters": [{"name": "s", "in": "query", "schema": {"type": "string", "description": "a😀b"}}]}},
+        }
+    )
+    result, ops = imported(spec)
+    assert sorted(ops) == ["pair"]
+    errors = {name: outcome(result, name).error for name in ("odd", "lone")}
+    assert {name: (e.exception, e.raised_at.split(":")[0]) for name, e in errors.items() if e is not None} == {
+        "odd": ("TypeError", "compiler/canonical.py"),
+        "lone": ("UnicodeEncodeError", "openapi/shrink.py"),
+    }
