@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.openapi.specs import imported, openapi, outcome
 
-from skillhouse.compiler.expansion import SCHEMA_LIMIT, compact_size
+from skillhouse.compiler.expansion import (
+    SCHEMA_LIMIT,
+    TooLarge,
+    UnknownType,
+    compact_size,
+    expansion_size,
+    new_expansions,
+)
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.shrink import expanded_size, fits_as_written
 
@@ -96,3 +104,77 @@ def test_schemas_the_measure_refuses_are_still_refused_by_it() -> None:
         "odd": ("TypeError", "compiler/canonical.py"),
         "lone": ("UnicodeEncodeError", "openapi/shrink.py"),
     }
+
+
+_NAMES = ["A", "B", "C"]
+_REF = st.builds(lambda name: {"$ref": f"#/types/{name}"}, st.sampled_from([*_NAMES, "Missing"]))
+_LEAF_SCHEMAS = st.one_of(
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"])}, optional={"description": st.text(max_size=12)}),
+    _REF,
+    # a reference with a keyword beside it, one in data (not a reference), one that is no string
+    st.builds(lambda ref, text: {**ref, "description": text}, _REF, st.text(max_size=5)),
+    st.fixed_dictionaries({"enum": st.lists(st.one_of(_REF, st.text(max_size=4), st.floats()), max_size=3)}),
+    st.fixed_dictionaries({"default": _REF, "examples": st.lists(_REF, max_size=2)}),
+    st.just({"$ref": 5}),
+    st.just({"$ref": None, "type": "string"}),
+    st.booleans(),
+)
+_TREES = st.recursive(
+    _LEAF_SCHEMAS,
+    lambda inner: st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.just("object"), "properties": st.dictionaries(st.sampled_from(["a", "$ref", "é", "b"]), inner, max_size=4)},
+            optional={"additionalProperties": st.one_of(st.booleans(), inner), "description": st.text(max_size=8)},
+        ),
+        st.fixed_dictionaries({"type": st.just("array"), "items": inner}),
+        st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=3)}),
+        st.fixed_dictionaries({"patternProperties": st.dictionaries(st.text(max_size=3), inner, max_size=2)}),
+        st.fixed_dictionaries({"x-extension": st.one_of(inner, st.lists(inner, max_size=2))}),
+    ),
+    max_leaves=14,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(types=st.fixed_dictionaries({name: _TREES for name in _NAMES}), schemas=st.lists(_TREES, min_size=1, max_size=3))
+def test_a_schema_with_references_measures_as_its_whole_expansion(types: dict[str, Any], schemas: list[Any]) -> None:
+    # one store of expansions for several schemas, as the wizard keeps for the operations of an import;
+    # types refer to one another (cycles too), and to none
+    expansions, measured = new_expansions(), new_expansions()
+    for schema in schemas:
+        # measured by the whole expansion, sharing its own store (which expansion of a type in a cycle a
+        # store keeps depends on where the type is first met: the walk must keep what the expansion keeps)
+        try:
+            whole: int | None = expansion_size(schema, types, measured)
+        except (TooLarge, UnknownType):
+            whole = None
+        assert expanded_size(schema, types, expansions) == whole
+        assert {name: kept.value for name, kept in expansions.items()} == {name: kept.value for name, kept in measured.items()}
+
+
+def test_a_large_type_used_by_a_small_schema_is_measured_whole() -> None:
+    types: dict[str, Any] = {"Big": {"type": "object", "properties": {f"p{i}": {"description": "x" * 100} for i in range(300)}}}
+    schema = {"type": "object", "properties": {"big": {"$ref": "#/types/Big"}, "n": {"type": "integer"}}}
+    expansions = new_expansions()
+    assert expanded_size(schema, types, expansions) == expanded_size(schema, types) is not None
+    assert (expanded_size(schema, types, expansions) or 0) > SCHEMA_LIMIT
+
+
+def test_a_type_too_large_to_expand_is_none_either_way() -> None:
+    # a DAG of types doubling at each level: its expansion is refused long before it is built
+    types: dict[str, Any] = {"T0": {"type": "string"}}
+    for level in range(1, 30):
+        types[f"T{level}"] = {"anyOf": [{"$ref": f"#/types/T{level - 1}"}, {"$ref": f"#/types/T{level - 1}"}]}
+    schema = {"properties": {"deep": {"$ref": "#/types/T29"}}}
+    assert expanded_size(schema, types, new_expansions()) is None
+    assert expanded_size(schema, types) is None
+
+
+def test_a_lone_surrogate_beside_a_reference_raises_as_the_whole_expansion_does() -> None:
+    types: dict[str, Any] = {"A": {"type": "string", "description": "x\ud800"}}
+    for schema in ({"properties": {"a": {"$ref": "#/types/A"}}}, {"description": "\udfff", "items": {"$ref": "#/types/A"}}):
+        with pytest.raises(UnicodeEncodeError) as whole:
+            expansion_size(schema, types, new_expansions())
+        with pytest.raises(UnicodeEncodeError) as parts:
+            expanded_size(schema, types, new_expansions())
+        assert str(parts.value) == str(whole.value)

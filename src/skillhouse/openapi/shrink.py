@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillhouse.compiler.expansion import _DATA as _DATA_KEYWORDS
+from skillhouse.compiler.expansion import _NAMED as _NAMED_KEYWORDS
 from skillhouse.compiler.expansion import (
     SCHEMA_LIMIT,
     Expansions,
@@ -47,11 +49,88 @@ def expanded_size(schema: JsonSchema, types: dict[str, JsonSchema], expansions: 
     try:
         if expansions is None:
             return compact_size(expand_types(schema, types))
+        size = _size_by_parts(schema, text, types, expansions)
+        if size is not None:
+            return size
         return expansion_size(schema, types, expansions, own=len(text))
     except TooLarge:
         return None
     except (UnknownType, RecursionError):
         return None
+
+
+def _size_by_parts(schema: JsonSchema, text: str, types: dict[str, JsonSchema], expansions: Expansions) -> int | None:
+    """:func:`expansion_size` of ``schema`` (whose compact JSON is ``text``) when it is within the cap,
+    from its own size and the sizes of the types it refers to; else ``None``, ``expansions`` as it was.
+
+    Compact JSON is compositional, so the expansion is the schema's own text with each ``{"$ref": ...}``
+    replaced by its type's kept expansion (a reference outside every type meets no type on the stack, so
+    it expands to the kept one, each type expanded and measured once). The expansion of the whole schema
+    built a record per node of it for each operation, most of the work for a schema that is mostly its
+    own (a long request body with a reference or two): this spares 1.1% of Jira's import and 2.1% of Twilio's.
+
+    A size within the cap is exact, and so is every type kept meanwhile: its node count is within the
+    expansion's budget, so the expansion of the whole would have met each type where the walk did, in
+    the same order, and kept the same expansion (which one is kept for a type in a cycle depends on where
+    it is first met). Anything else (a size over the cap, a reference the walk leaves to the expansion,
+    a type over the budget, a lone surrogate, which UTF-8 cannot encode) forgets the types kept meanwhile,
+    so the expansion then meets them as it would have, and raises what it would have.
+    """
+    known = len(expansions)
+    try:
+        size = _growth(schema, types, expansions)
+        if size is not None:
+            size += len(text.encode("utf-8"))
+    except (TooLarge, UnknownType, RecursionError, UnicodeEncodeError):
+        size = None
+    if size is not None and size <= SCHEMA_LIMIT:
+        return size
+    for name in list(expansions)[known:]:
+        kept = expansions.pop(name)
+        if expansions.by_value.get(id(kept.value)) is kept:
+            del expansions.by_value[id(kept.value)]
+    return None
+
+
+def _growth(node: Any, types: dict[str, JsonSchema], expansions: Expansions) -> int | None:
+    """Bytes that expanding ``node`` adds to its compact JSON, walking its own nodes as :func:`expand_types`
+    does (its own keyword sets say which values are data and which are maps of names to schemas);
+    ``None`` for what only the expansion can tell (a reference with keywords beside it, or to no type)."""
+    kind = type(node)
+    if kind is dict:
+        ref = node.get("$ref")
+        if ref is not None:
+            if len(node) != 1 or type(ref) is not str or not ref.startswith(TYPE_PREFIX) or ref[len(TYPE_PREFIX) :] not in types:
+                return None
+            return expansion_size(node, types, expansions) - compact_size(node)
+        children: Any = []
+        for key, value in node.items():
+            held = type(value)
+            if held is dict:
+                if key in _NAMED_KEYWORDS:
+                    children.extend(value.values())
+                elif key not in _DATA_KEYWORDS:
+                    children.append(value)
+            elif held is list:
+                if key not in _DATA_KEYWORDS:
+                    children.append(value)
+            elif isinstance(value, dict | list):
+                return None  # a subclass: left to the expansion
+    elif kind is list:
+        children = node
+    else:
+        return None if isinstance(node, dict | list) else 0
+    grown = 0
+    for child in children:
+        held = type(child)
+        if held is dict or held is list:
+            more = _growth(child, types, expansions)
+            if more is None:
+                return None
+            grown += more
+        elif isinstance(child, dict | list):
+            return None
+    return grown
 
 
 def fits_as_written(text: str) -> bool:
@@ -64,7 +143,7 @@ def fits_as_written(text: str) -> bool:
     ``\\ud``: a lone one, which UTF-8 cannot encode (measuring it raises), or half of a pair for a character
     beyond the basic plane, which the text does not tell apart; such a text is measured.
     The wizard renders an operation's schema before measuring it, and most schemas (Jira's: 418 of 468)
-    are then never encoded a second time: 1.2% of Jira's import.
+    are then never encoded a second time: 1.3% of Jira's import, 1.5% of Twilio's.
     """
     return len(text) <= SCHEMA_LIMIT and '"$ref"' not in text and "\\ud" not in text
 
