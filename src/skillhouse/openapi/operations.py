@@ -91,7 +91,14 @@ def build_operation(
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, item_spot, op_spot, notes), credential_parameters(conv.spec), notes)
+    params = read_parameters(conv, path_item, op, item_spot, op_spot, notes)
+    credentials = conv.credentials
+    if credentials is None:
+        known = len(conv.spec.problems)
+        credentials = credential_parameters(conv.spec)
+        if len(conv.spec.problems) == known:  # a scheme that cannot be read is met again by every operation, as always
+            conv.credentials = credentials
+    params = drop_credentials(params, credentials, notes)
     fields: list[Field] = []
     for param in params:
         built = parameter_field(conv, param, swagger, notes)
