@@ -35,3 +35,14 @@ def test_a_scheme_that_cannot_be_read_is_met_by_every_operation() -> None:
     # once for the report's scheme list, once for the credential templates, once per operation built
     assert len(missing) == 2 + 3
     assert len({p for p in result.report.problems if "missing" in p.ref}) == 1
+
+
+def test_without_filters_every_operation_is_selected_and_with_them_each_is_matched() -> None:
+    spec = _spec({})
+    spec["paths"]["/things/1"]["get"]["tags"] = ["odd"]
+    assert [o.name for o in import_openapi(spec_from_data(spec)).report.outcomes] == ["get0", "get1", "get2"]
+    # filters given as generators are read once, for every operation
+    picked = import_openapi(spec_from_data(spec), include=(p for p in ["get*"]), exclude=(p for p in ["tag:odd"]))
+    assert [o.name for o in picked.report.outcomes] == ["get0", "get2"]
+    assert picked.report.filtered == 1
+    assert [o.name for o in import_openapi(spec_from_data(spec), include=["GET /things/2"]).report.outcomes] == ["get2"]
