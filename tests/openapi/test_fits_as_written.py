@@ -178,3 +178,20 @@ def test_a_lone_surrogate_beside_a_reference_raises_as_the_whole_expansion_does(
         with pytest.raises(UnicodeEncodeError) as parts:
             expanded_size(schema, types, new_expansions())
         assert str(parts.value) == str(whole.value)
+
+
+def test_a_schema_over_the_cap_leaves_the_store_as_the_whole_expansion_does() -> None:
+    # types in a cycle, met first by a schema over the cap: what the store keeps for them is what the
+    # expansion of the whole schema keeps, so the next schema measures as it always did
+    big = {f"p{i}": {"type": "string", "description": "x" * 100} for i in range(300)}
+    types: dict[str, Any] = {
+        "Big": {"type": "object", "properties": {**big, "a": {"$ref": "#/types/A"}}},
+        "A": {"type": "array", "items": {"$ref": "#/types/B"}},
+        "B": {"anyOf": [{"$ref": "#/types/A"}, {"type": "string"}]},
+    }
+    first = {"properties": {"b": {"$ref": "#/types/B"}, "big": {"$ref": "#/types/Big"}, "a": {"$ref": "#/types/A"}}}
+    then = {"properties": {"a": {"$ref": "#/types/A"}, "b": {"$ref": "#/types/B"}}}
+    expansions, measured = new_expansions(), new_expansions()
+    for schema in (first, then, first):
+        assert expanded_size(schema, types, expansions) == expansion_size(schema, types, measured)
+        assert {name: kept.value for name, kept in expansions.items()} == {name: kept.value for name, kept in measured.items()}
