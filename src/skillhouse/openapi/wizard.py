@@ -378,8 +378,10 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
     for path, raw_item in document.root.get("paths", {}).items():
         if not isinstance(path, str):
             continue
+        item, item_spot = raw_item, Spot("").child("paths", path)
         try:
-            item, item_spot = document.follow(raw_item, Spot("").child("paths", path), f"path item {path!r}")
+            if isinstance(raw_item, dict) and "$ref" in raw_item:  # what it is is said only for a reference
+                item, item_spot = document.follow(raw_item, item_spot, f"path item {path!r}")
         except Unresolved as exc:
             # its operations are unknown: one skipped entry for the path says which reference to fix
             yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, Spot(""), Spot(""), exc)
@@ -391,10 +393,13 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
                 continue
             method = key.upper()
             problem = None
+            op_spot = item_spot.child(key)
             try:
-                op, op_spot = document.follow(raw_op, item_spot.child(key), f"operation {method} {path}")
+                op = raw_op
+                if isinstance(raw_op, dict) and "$ref" in raw_op:  # what it is is said only for a reference
+                    op, op_spot = document.follow(raw_op, op_spot, f"operation {method} {path}")
             except Unresolved as exc:
-                op, op_spot, problem = {}, item_spot.child(key), exc
+                op, problem = {}, exc
             op = op if isinstance(op, dict) else {}
             stem = stems.claim(operation_stem(op.get("operationId"), method, path))
             yield _Found(stem, method, path, op, item, item_spot, op_spot, problem)
