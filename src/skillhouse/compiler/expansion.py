@@ -35,8 +35,8 @@ SCHEMA_LIMIT = 24_576
 NODE_BUDGET = SCHEMA_LIMIT * 2
 """Nodes an expansion may build: every JSON value takes at least one byte, so more can never fit."""
 # Keywords whose value is data (a "$ref" key in an example is not a reference), and maps of names to schemas.
-_DATA = frozenset({"enum", "const", "default", "examples", "example"})
-_NAMED = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas", "definitions"})
+DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
+NAMED_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas", "definitions"})
 _compact = compact_encoder(sort_keys=False, allow_nan=True)  # made once: sizes are measured often
 
 
@@ -191,7 +191,7 @@ def _expand(node: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
             rest, rest_nodes, rest_cut = _expand({k: v for k, v in node.items() if k != "$ref"}, types, stack, memo, budget)
             merged = {**value, **rest} if isinstance(value, dict) else {"allOf": [value], **rest}
             return merged, nodes + rest_nodes, cut | rest_cut
-        return _object(node, _DATA, _NAMED, types, stack, memo, budget)
+        return _object(node, DATA_KEYWORDS, NAMED_KEYWORDS, types, stack, memo, budget)
     if isinstance(node, list):
         return _array(node, types, stack, memo, budget)
     _spend(budget, 1)

@@ -96,7 +96,14 @@ def build_operation(
     template = path.split("#", 1)[0]
     if template != path:
         notes.append(f"fragment {path[len(template):]!r} dropped from the path")
-    params = drop_credentials(read_parameters(conv, path_item, op, item_spot, op_spot, notes), credential_parameters(conv.spec), notes)
+    params = read_parameters(conv, path_item, op, item_spot, op_spot, notes)
+    credentials = conv.credentials
+    if credentials is None:
+        known = len(conv.spec.problems)
+        credentials = credential_parameters(conv.spec)
+        if len(conv.spec.problems) == known:  # a scheme that cannot be read is met again by every operation, as always
+            conv.credentials = credentials
+    params = drop_credentials(params, credentials, notes)
     fields: list[Field] = []
     for param in params:
         built = parameter_field(conv, param, swagger, notes)
@@ -109,12 +116,14 @@ def build_operation(
         notes.append(f"optional request body of a {method} left out (HTTP gives {method} no body)")
         body = None
 
-    for colon in _COLON_PARAMETER.findall(template):
+    # each check only where it can apply (a colon in the path; a required header for a fixed value): run
+    # for every path and field, the checks that could not were 0.5% of Jira's import
+    for colon in _COLON_PARAMETER.findall(template) if ":" in template else ():
         notes.append(
             f"path segment ':{colon}' looks like a parameter written Express-style; OpenAPI writes '{{{colon}}}' "
             "(a spec bug): it is sent literally as written"
         )
-    in_template = [m.group(1) for m in _TEMPLATE.finditer(template)]
+    in_template: list[str] = _TEMPLATE.findall(template)
     declared = {f.wire for f in fields if f.location == "path"}
     for name in in_template:
         if name not in declared:
@@ -182,8 +191,8 @@ def _assemble(method: str, url: str, fields: list[Field], body: Body | None, not
     taken: set[str] = set()
     body_fields = body.fields if body is not None else []
     for item in [*fields, *body_fields]:
-        fixed = _single_value(item)
-        if item.location == "header" and item.required and fixed is not None:
+        fixed = _single_value(item) if item.location == "header" and item.required else None
+        if fixed is not None:
             built.headers[item.wire] = fixed
             notes.append(f"header {item.wire!r} fixed to its only allowed value")
             continue

@@ -101,12 +101,20 @@ def read_parameters(
             notes.append("'parameters' is not a list; ignored")
             continue
         for index, raw in enumerate(source):
-            param, param_spot = conv.spec.follow(raw, spot.child("parameters", index), f"{level} parameter {index + 1}")
+            # what a parameter is is spelled out only for a reference, which may fail to be followed (with the
+            # same for operations, path items and bodies, 0.6% of Jira's import). Its location is still made for
+            # each: without it OpenAI's peak RSS was 0.12 MB higher, though nothing was held longer (the heap's layout)
+            param_spot = spot.child("parameters", index)
+            if isinstance(raw, dict) and "$ref" in raw:
+                param, param_spot = conv.spec.follow(raw, param_spot, f"{level} parameter {index + 1}")
+            else:
+                param = raw
+            doc = param_spot.doc
             if not isinstance(param, dict) or not isinstance(param.get("name"), str) or not isinstance(param.get("in"), str):
                 ref = f" ($ref {raw['$ref']!r} in {conv.spec.label(spot.doc)})" if isinstance(raw, dict) and "$ref" in raw else ""
                 notes.append(f"{level} parameter {index + 1}{ref} has no name or location; ignored")
                 continue
-            merged[(param["name"], param["in"])] = Param(param, param_spot.doc)
+            merged[(param["name"], param["in"])] = Param(param, doc)
     return list(merged.values())
 
 
@@ -227,8 +235,11 @@ def read_body(conv: SchemaConverter, op: dict[str, Any], params: list[Param], sw
     raw = op.get("requestBody")
     if raw is None:
         return None
-    body, body_spot = conv.spec.follow(raw, spot.child("requestBody"), "request body")
-    body_doc = body_spot.doc
+    if isinstance(raw, dict) and "$ref" in raw:
+        body, body_spot = conv.spec.follow(raw, spot.child("requestBody"), "request body")
+        body_doc = body_spot.doc
+    else:
+        body, body_doc = raw, spot.doc
     if not isinstance(body, dict):
         return None
     required = body.get("required") is True

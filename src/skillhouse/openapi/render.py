@@ -47,8 +47,12 @@ def spec_skill_name(root: dict[str, Any], name: str | None) -> str:
     return name or skill_name(clean_text(info.get("title") if isinstance(info, dict) else None))
 
 
-def operation_markdown(filename: str, built: BuiltOperation, summary: Any, description: Any, deprecated: bool) -> MarkdownFile:
+def operation_markdown(
+    filename: str, built: BuiltOperation, summary: Any, description: Any, deprecated: bool, schema_text: str | None = None
+) -> MarkdownFile:
     """The operation file ``filename``: frontmatter with the block and its JSON schema, then the prose.
+
+    ``schema_text`` is ``indented_json(built.schema)`` when the caller has it already.
 
     It comes with the frontmatter data the reader would parse from the text, so the wizard's compile
     need not parse what it has just written.
@@ -57,7 +61,7 @@ def operation_markdown(filename: str, built: BuiltOperation, summary: Any, descr
     parsing, so they are left empty: a compile that reports errors reads the text again to place them.
     """
     block = built.block()
-    schema = indented_json(built.schema)
+    schema = indented_json(built.schema) if schema_text is None else schema_text
     # ASCII JSON has no line break but "\n" (the others are escaped), so this indents every line.
     schema_lines = "    " + schema.replace("\n", "\n    ")
     prose = _prose(clean_text(summary).strip(), clean_text(description).strip(), built)

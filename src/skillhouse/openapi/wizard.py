@@ -18,6 +18,7 @@ from urllib.parse import urljoin
 from skillhouse.compiler.expansion import SCHEMA_LIMIT, Expansions, new_expansions
 from skillhouse.compiler.release import CompiledSkill, compile_package
 from skillhouse.openapi.document import SpecDocument, SpecError, Unresolved, load_spec
+from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.naming import StemRegistry, operation_stem
 from skillhouse.openapi.operations import build_operation, response_problems
 from skillhouse.openapi.parameters import Skip
@@ -33,7 +34,7 @@ from skillhouse.openapi.render import (
 from skillhouse.openapi.report import ConverterError, ImportReport, OperationOutcome
 from skillhouse.openapi.schemas import SchemaConverter
 from skillhouse.openapi.security import requirements, scheme_templates
-from skillhouse.openapi.shrink import expanded_size, fit_schema
+from skillhouse.openapi.shrink import expanded_size, fit_schema, fits_as_written
 from skillhouse.records import record, replace
 from skillhouse.skill import read_package
 from skillhouse.skill.files import RECORD_FILE
@@ -189,7 +190,9 @@ def _convert(
     report.security = _security(document)
     report.credentials = _credentials(document, base_urls[0])
     found = list(_operations(document))
-    wanted = [f for f in found if _selected(f, list(include), list(exclude))]
+    # the filters read once (and none matched without any): 0.4% of Jira's import was matching nothing per operation
+    include, exclude = list(include), list(exclude)
+    wanted = [f for f in found if _selected(f, include, exclude)] if include or exclude else list(found)
     report.filtered = len(found) - len(wanted)
     if curation is not None:  # curation hook: hide, rename and redescribe before building
         wanted = curation.select(found, wanted)
@@ -251,15 +254,18 @@ def _one(
         url = (_own_server(item, base_url, conv.notes) if own_servers else None) or base_url
         built = build_operation(conv, item.method, item.path, item.op, item.path_item, url, _consumes(document, item), item.item_spot, item.op_spot)
         notes = [*built.notes, *conv.notes, *response_problems(document, item.op, item.op_spot)]
-        size = expanded_size(built.schema, conv.types, expansions)
-        if size is None or size > SCHEMA_LIMIT:
-            fitted = fit_schema(built.schema, conv.types)
-            if fitted is None:
-                return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
-            built.schema, dropped = fitted
-            notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
+        text = _schema_text(built.schema)
+        if text is None or not fits_as_written(text):
+            size = expanded_size(built.schema, conv.types, expansions)
+            if size is None or size > SCHEMA_LIMIT:
+                fitted = fit_schema(built.schema, conv.types)
+                if fitted is None:
+                    return outcome("skipped", [f"the schema cannot be shrunk under {SCHEMA_LIMIT} bytes"]), None
+                built.schema, dropped = fitted
+                text = None
+                notes.append(f"schema over {SCHEMA_LIMIT} bytes shrunk: " + "; ".join(dropped))
         summary, description, deprecated = item.op.get("summary"), item.op.get("description"), item.op.get("deprecated") is True
-        markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated)
+        markdown = operation_markdown(f"{item.stem}.md", built, summary, description, deprecated, text)
     except Unresolved as exc:
         document.problems.append(exc.problem)
         return outcome("skipped", [str(exc)]), None
@@ -275,6 +281,15 @@ def _one(
         error = converter_error(exc, item.method, item.path)
         return replace(outcome("skipped", [error.note()]), error=error), None
     return outcome("adapted" if notes else "written", notes), markdown
+
+
+def _schema_text(schema: JsonSchema) -> str | None:
+    """The schema's text as its operation file will hold it, made before its size is measured (see
+    :func:`fits_as_written`); ``None`` when it cannot be written, so the measure fails first, as it always did."""
+    try:
+        return indented_json(schema)
+    except Exception:
+        return None
 
 
 def converter_error(exc: Exception, method: str, path: str) -> ConverterError:
@@ -367,8 +382,10 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
     for path, raw_item in document.root.get("paths", {}).items():
         if not isinstance(path, str):
             continue
+        item, item_spot = raw_item, Spot("").child("paths", path)
         try:
-            item, item_spot = document.follow(raw_item, Spot("").child("paths", path), f"path item {path!r}")
+            if isinstance(raw_item, dict) and "$ref" in raw_item:  # what it is is said only for a reference
+                item, item_spot = document.follow(raw_item, item_spot, f"path item {path!r}")
         except Unresolved as exc:
             # its operations are unknown: one skipped entry for the path says which reference to fix
             yield _Found(stems.claim(operation_stem(None, "any", path)), "*", path, {}, {}, Spot(""), Spot(""), exc)
@@ -380,10 +397,13 @@ def _operations(document: SpecDocument) -> Iterator[_Found]:
                 continue
             method = key.upper()
             problem = None
+            op_spot = item_spot.child(key)
             try:
-                op, op_spot = document.follow(raw_op, item_spot.child(key), f"operation {method} {path}")
+                op = raw_op
+                if isinstance(raw_op, dict) and "$ref" in raw_op:  # what it is is said only for a reference
+                    op, op_spot = document.follow(raw_op, op_spot, f"operation {method} {path}")
             except Unresolved as exc:
-                op, op_spot, problem = {}, item_spot.child(key), exc
+                op, problem = {}, exc
             op = op if isinstance(op, dict) else {}
             stem = stems.claim(operation_stem(op.get("operationId"), method, path))
             yield _Found(stem, method, path, op, item, item_spot, op_spot, problem)
