@@ -299,3 +299,44 @@ def test_the_types_hold_one_string_per_distinct_description_and_type_name() -> N
     types = result.compiled.document["types"]
     converted_x, converted_y = types["A"]["properties"]["x"], types["B"]["properties"]["y"]
     assert converted_x["description"] is converted_y["description"] and converted_x["type"] is converted_y["type"]
+
+
+def test_a_lone_surrogate_in_a_schema_text_or_value_is_mended_and_the_operation_written(tmp_path: Any) -> None:
+    # "\ud800" escapes in a JSON spec parse to lone surrogates, which no UTF-8 text (the release, a request) can hold
+    body = {"type": "object", "properties": {
+        "x": {"type": "string", "title": "T\ud800", "description": "bad \ud800 here", "enum": ["a\ud800", "b"], "default": "a\ud800",
+              "example": {"k\udfff": "v\udc00"}},
+    }}  # fmt: skip
+    spec = openapi({"/a": {"post": {"operationId": "mend", "summary": "s \udc00",
+                                    "requestBody": {"content": {"application/json": {"schema": body}}}}}})  # fmt: skip
+    written = tmp_path / "spec.json"
+    written.write_text(json.dumps(spec), encoding="ascii")  # the escapes as a spec file has them
+
+    result = import_openapi(written)
+
+    assert (outcome(result, "mend").status, result.compiled is not None) == ("written", True)
+    schema = result.compiled.document["operations"][0]["schema"]
+    x = schema["properties"]["x"]
+    assert (x["title"], x["description"], x["enum"], x["default"]) == ("T?", "bad ? here", ["a?", "b"], "a?")
+    assert x["examples"] == [{"k?": "v?"}]
+
+
+def test_a_lone_surrogate_in_a_wire_name_or_pattern_skips_the_operation_with_why_and_the_others_are_written() -> None:
+    spec = openapi({
+        "/b": {"post": {"operationId": "badName", "requestBody": {"content": {"application/json": {"schema": {
+            "type": "object", "properties": {"y\ud800": {"type": "string"}}}}}}}},
+        "/c/{p\ud800}": {"get": {"operationId": "pathName", "parameters": [
+            {"name": "p\ud800", "in": "path", "required": True, "schema": {"type": "string"}}]}},
+        "/d": {"get": {"operationId": "badPattern", "parameters": [
+            {"name": "q", "in": "query", "schema": {"type": "string", "pattern": "^\udc00$"}}]}},
+        "/e": {"get": {"operationId": "fine"}},
+    })  # fmt: skip
+
+    result, ops = imported(spec)
+
+    assert sorted(ops) == ["fine", "pathName"]  # a path variable is a placeholder: renamed, as any name a URL cannot hold
+    assert ops["pathName"]["url"] == "https://api.test/v1/c/{p}"
+    for name in ("badName", "badPattern"):
+        skipped = outcome(result, name)
+        assert skipped.status == "skipped" and skipped.error is None, skipped
+        assert "lone surrogate" in skipped.notes[0]

@@ -35,9 +35,24 @@ _SAFE_INT = 2**53 - 1
 _DROPPED = object()
 
 
+def carried_text(text: str) -> str:
+    """``text`` as UTF-8 can carry it: a lone surrogate (an unpaired ``\\ud800``-``\\udfff`` escape in a
+    JSON spec) becomes ``?``, as in the operation's prose; the release, a UTF-8 text, could not hold it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def json_value(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON that canonical serialization accepts (no NaN, no 2**64 integers)."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    """``value`` as plain JSON that canonical serialization accepts (no NaN, no 2**64 integers, no
+    lone surrogate)."""
+    if isinstance(value, str):
+        return carried_text(value)
+    if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
         return value if -_SAFE_INT <= value <= _SAFE_INT else float(value)
@@ -46,7 +61,7 @@ def json_value(value: Any, depth: int = 0) -> Any:
     if depth > _MAX_DEPTH:
         return None
     if isinstance(value, dict):
-        return {str(k): json_value(v, depth + 1) for k, v in value.items()}
+        return {carried_text(str(k)): json_value(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [json_value(v, depth + 1) for v in value]
     return str(value)
@@ -112,7 +127,10 @@ class SchemaConverter:
                     self.notes.append(f"{self._where}: type {str(value)[:40]!r} is not a JSON Schema type (a spec bug); any type is accepted there")
             elif key in _TEXTS:
                 if isinstance(value, str):
-                    out[key] = self._texts.setdefault(value, value)
+                    text = self._texts.get(value)
+                    if text is None:
+                        text = self._texts[value] = carried_text(value)
+                    out[key] = text
             elif key == "enum":
                 if isinstance(value, list):
                     out[key] = json_value(value)

@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from skillhouse.openapi.report import Status
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
+_NOT_UNICODE = ("a name or pattern of the operation is not Unicode text: it holds a lone surrogate (an unpaired "
+                "\\ud800-\\udfff escape in the spec), which UTF-8, and so the request, cannot carry")  # fmt: skip
 Progress = Callable[[int, int], None]
 
 
@@ -273,6 +275,8 @@ def _one(
         return outcome("skipped", [str(exc)]), None
     except RecursionError:
         return outcome("skipped", ["the operation's schemas are nested too deeply"]), None
+    except UnicodeEncodeError:  # texts are mended (schemas.carried_text); a name or a pattern cannot be
+        return outcome("skipped", [_NOT_UNICODE]), None
     except SpecError:
         raise  # the spec itself (read again for a reference) cannot be read: the whole import stops
     except Exception as exc:
