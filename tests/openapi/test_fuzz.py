@@ -17,13 +17,16 @@ from skillhouse.openapi.wizard import HTTP_METHODS
 
 EXAMPLES = 400 if os.environ.get("SKILLHOUSE_FUZZ") == "long" else 60
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12))
+# a lone surrogate: what an unpaired "\ud800" escape in a JSON spec parses to, and no UTF-8 text can hold
+lone_surrogates = st.builds(str.__add__, st.text(max_size=3), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12), lone_surrogates)
 keys = st.sampled_from(
     ["type", "properties", "items", "required", "$ref", "allOf", "oneOf", "anyOf", "enum", "nullable", "format",
      "pattern", "minimum", "exclusiveMinimum", "additionalProperties", "discriminator", "example", "readOnly",
      "parameters", "requestBody", "content", "schema", "name", "in", "style", "explode", "application/json",
-     "multipart/form-data", "application/x-www-form-urlencoded", "operationId", "get", "post", "x"]
-) | st.text(max_size=6)
+     "multipart/form-data", "application/x-www-form-urlencoded", "operationId", "get", "post", "x", "description", "title",
+     "default"]
+) | st.text(max_size=6) | lone_surrogates
 refs = st.sampled_from(["#/components/schemas/A", "#/components/schemas/B", "#/nowhere", "other.json#/X", "#/paths", 7])
 values = st.recursive(
     scalars | refs.map(lambda r: {"$ref": r}),
