@@ -68,6 +68,8 @@ class _Expanded:
     """Type names replaced by ``{"type": "object"}`` inside: the value depends on them being on the stack."""
     size: int | None = None
     """Bytes of ``value``'s compact JSON, once measured (kept expansions only)."""
+    reach: frozenset[str] | None = None
+    """The type names ``value``'s type refers to, itself through others included, once asked (see :func:`_reusable`)."""
 
 
 class Expansions(dict[str, _Expanded]):
@@ -167,6 +169,37 @@ def _sized(node: Any, shared: dict[int, _Expanded], budget: list[int]) -> int:
 def compact_json(schema: Any) -> str:
     """The compact JSON text of ``schema`` (non-ASCII as is) that :func:`compact_size` measures."""
     return str(_compact(schema))
+
+
+def _reusable(kept: _Expanded, name: str, stack: tuple[str, ...], types: dict[str, JsonSchema]) -> bool:
+    """Whether the kept expansion of type ``name`` (made with no type around it) is what expanding it inside
+    the types of ``stack`` gives: only when it refers to none of them. A type refers to one around it
+    when they are in a cycle, and there it must be cut where it is met again (``{"type": "object"}``); the
+    kept one has that type expanded inside, so reusing it made a type's expansion depend on which
+    operation met it first (B in A → B → A was B → A → B → A when A had been kept before)."""
+    if kept.reach is None:
+        kept.reach = _refers_to(name, types)
+    return kept.reach.isdisjoint(stack)
+
+
+def _refers_to(name: str, types: dict[str, JsonSchema]) -> frozenset[str]:
+    """The type names type ``name`` refers to, directly or through others (every ``#/types/`` reference
+    in them, data keywords included: more names only means a kept expansion is reused less)."""
+    found: set[str] = set()
+    pending: list[Any] = [types[name]]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(TYPE_PREFIX):
+                target = ref[len(TYPE_PREFIX) :]
+                if target not in found and target in types:
+                    found.add(target)
+                    pending.append(types[target])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return frozenset(found)
 
 
 def _spend(budget: list[int], nodes: int) -> None:
@@ -302,7 +335,7 @@ def _resolve(ref: Any, types: dict[str, JsonSchema], stack: tuple[str, ...], mem
         _spend(budget, 3)
         return {"type": "object"}, 3, frozenset({name})
     cached = memo.get(name)
-    if cached is not None:
+    if cached is not None and (not stack or _reusable(cached, name, stack, types)):
         _spend(budget, cached.nodes)
         return cached.value, cached.nodes, _NO_CUT
     value, nodes, cut = _expand(types[name], types, (*stack, name), memo, budget)
