@@ -26,7 +26,7 @@ keys = st.sampled_from(
      "parameters", "requestBody", "content", "schema", "name", "in", "style", "explode", "application/json",
      "multipart/form-data", "application/x-www-form-urlencoded", "operationId", "get", "post", "x", "description", "title",
      "default"]
-) | st.text(max_size=6) | lone_surrogates
+) | st.text(max_size=6) | lone_surrogates | st.sampled_from([0, 200, True, None, b"k"])  # YAML gives keys of other types
 refs = st.sampled_from(["#/components/schemas/A", "#/components/schemas/B", "#/nowhere", "other.json#/X", "#/paths", 7])
 values = st.recursive(
     scalars | refs.map(lambda r: {"$ref": r}),

@@ -186,7 +186,7 @@ class SchemaConverter:
                 if isinstance(value, str) and _valid_regex(value):
                     out[key] = value
             elif key == "patternProperties" and isinstance(value, dict):
-                out[key] = {k: self.convert(v, doc, depth + 1) for k, v in value.items() if _valid_regex(k)}
+                out[key] = {k: self.convert(v, doc, depth + 1) for k, v in value.items() if type(k) is str and _valid_regex(k)}
             elif key in ("uniqueItems", "deprecated") and isinstance(value, bool):
                 out[key] = value
         _openapi_30_bounds(node, out)
