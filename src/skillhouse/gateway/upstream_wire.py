@@ -1,7 +1,7 @@
 """One upstream attempt on the wire: where it connects, when its first byte leaves, when its time is up.
 
-:class:`PinnedTransport` is the default transport: an httpcore pool whose every connection goes to
-the address the egress rule checked (:class:`PinnedBackend`), whatever host the URL names. Each
+:class:`PinnedTransport` is the default transport: a pool of httpcore connections
+(``gateway/upstream_pool.py``) whose every connection goes to the address the egress rule checked (:class:`PinnedBackend`), whatever host the URL names. Each
 connection's stream is a :class:`WatchedStream`, which reports to the current :class:`Attempt`
 (a context variable set by the upstream client around one call):
 
@@ -30,6 +30,7 @@ import httpx
 
 from skillhouse.gateway.addresses import IPAddress
 from skillhouse.gateway.egress import DEFAULT_PORTS
+from skillhouse.gateway.upstream_pool import PinnedPool
 
 
 @dataclass
@@ -153,7 +154,7 @@ class _Body(httpx.SyncByteStream):
 
 
 class PinnedTransport(httpx.BaseTransport):
-    """An httpx transport over an httpcore pool whose connections all go to the checked address.
+    """An httpx transport over a pool of httpcore connections that all go to the checked address.
 
     The answer is streamed (its body is read by the caller, chunk by chunk); httpcore's exceptions
     pass through unchanged and the upstream client classifies them by the current :class:`Attempt`.
@@ -164,10 +165,7 @@ class PinnedTransport(httpx.BaseTransport):
         ssl_context: ssl.SSLContext | None = None, max_connections: int = 64,
     ) -> None:
         # ssl_context: certificates to verify against instead of the default bundle (a private CA)
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context, network_backend=PinnedBackend(address, port, backend),
-            max_connections=max_connections, retries=0,
-        )  # fmt: skip
+        self._pool = PinnedPool(PinnedBackend(address, port, backend), ssl_context, max_connections)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         attempt = CURRENT.get()
