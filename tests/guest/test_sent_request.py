@@ -77,7 +77,7 @@ def test_any_head_reads_as_json_loads_reads_its_list(head: str) -> None:
     else:
         if isinstance(expected, list) and len(expected) == 4:
             expected = dict(zip(("method", "url", "headers", "body"), expected, strict=True))
-    assert read == expected
+    assert repr(read) == repr(expected)  # repr: NaN is not equal to itself
 
 
 def test_odd_heads_read_or_fail_as_json_loads_would() -> None:

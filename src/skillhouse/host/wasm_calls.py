@@ -7,8 +7,9 @@ alike. Here the types are known up front, and so is the memory: an instance's :c
 one parameter array and one result value for all its calls, laid out as the C API's
 ``wasmtime_component_val_t`` (:class:`StringVal`), and calls the C functions through prototypes whose
 pointers are plain addresses. A string argument points into the bytes of its UTF-8 encoding, uncopied
-(wasmtime copies it once, into the guest's memory); a result is read once, out of the vector wasmtime
-hands back. No ctypes object is made per call but the bytes themselves: with wasmtime-py's own
+(wasmtime copies it once, into the guest's memory); the array is written by one ``struct`` pack with the
+bytes' addresses (CPython's layout of bytes is checked when this module loads). A result is read once, out
+of the vector wasmtime hands back. No ctypes object is made per call but the bytes themselves: with wasmtime-py's own
 bindings, every ``byref``, ``cast`` and nested field access of a call made one, and they were most of
 what the host paid per call.
 
@@ -129,8 +130,6 @@ class HostHooks:
 
 
 _SIZE_AT = StringVal.size.offset
-
-
 _COUNTS = [c_size_t(count) for count in range(MAX_PARAMS + 1)]
 """Parameter and result counts as the C type the call takes (an int was converted to a new one every call)."""
 _BYTES_DATA = bytes.__basicsize__ - 1
@@ -197,6 +196,7 @@ class Exports:
         not be entered again.
         """
         handle, context, params = self._targets[name]
+        count = _COUNTS[len(args)]  # an IndexError past MAX_PARAMS, before anything is written or called
         # each argument points into the bytes of its UTF-8 encoding, uncopied: wasmtime reads them only during
         # the call, while these names hold them
         if args:
@@ -204,11 +204,10 @@ class Exports:
             if len(args) == 1:
                 self._pack_one(self._params, 0, _STRING_KIND, len(first), id(first) + _BYTES_DATA)
             else:
-                _, second = args  # more than two is an error here, as it is to the export
-                second_data = second.encode("utf-8")
+                second = args[1].encode("utf-8")
                 self._pack_two(self._params, 0, _STRING_KIND, len(first), id(first) + _BYTES_DATA,
-                               _STRING_KIND, len(second_data), id(second_data) + _BYTES_DATA)  # fmt: skip
-        error = _func_call(handle, context, params, _COUNTS[len(args)], self._result_at, _COUNTS[1])
+                               _STRING_KIND, len(second), id(second) + _BYTES_DATA)  # fmt: skip
+        error = _func_call(handle, context, params, count, self._result_at, _COUNTS[1])
         if error:
             _raise(error)
         # wasmtime runs the export's post-return itself, within the call (its C function for that is a no-op
