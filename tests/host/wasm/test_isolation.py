@@ -129,3 +129,29 @@ def test_a_runners_guest_memory_is_limited_by_default(probe: Probe) -> None:
     runner, _ = probe()
     assert runner.memory_limit == DEFAULT_MEMORY_LIMIT
     assert call(runner, "hoard", {"mb": DEFAULT_MEMORY_LIMIT // MB})["error"]["code"] == "guest-trap"
+
+
+def test_arguments_cross_into_the_guest_byte_for_byte_whatever_their_characters_and_size(probe: Probe) -> None:
+    runner, host = probe()
+    for text in ("", "é", "\x00 NUL", "\U0001f600 \ud7ff \ue000", "x" * (3 * MB), '"\\\n'):
+        arguments = json.dumps({"s": text}, ensure_ascii=False)
+
+        answer = json.loads(runner.call_tool("echo", arguments))
+
+        assert answer["body"] == arguments
+        assert host.requests[-1] == arguments
+    assert runner.restarts == 0
+
+
+def test_an_export_called_with_more_arguments_than_any_export_takes_is_refused_before_the_guest_runs(
+    probe: Probe,
+) -> None:
+    runner, _ = probe()
+    assert call(runner, "count") == {"calls": 1}
+    exports = runner._exports
+    assert exports is not None
+
+    with pytest.raises(IndexError):
+        exports.call("call-tool", "count", "{}", "{}")
+
+    assert call(runner, "count") == {"calls": 2}  # the same instance, entered once more
