@@ -202,3 +202,76 @@ def test_a_scheme_other_than_http_is_refused_before_connecting(server: Server) -
     with pytest.raises(httpcore.UnsupportedProtocol):
         pool_for(server, backend).handle_request(request(scheme=b"ftp"))
     assert backend.streams == []
+
+
+def test_requests_that_wait_are_served_first_come_first_served_never_overtaken(server: Server) -> None:
+    # one connection, held; three requests wait in order, and a fourth arrives as the connection comes back:
+    # each waiting one gets it in its turn, the late one only after them
+    pool = pool_for(server, CountingBackend(), max_connections=1)
+    held = pool.handle_request(request())
+    served: list[str] = []
+    lock = threading.Lock()
+
+    def waits(name: str) -> None:
+        response = pool.handle_request(request(pool_timeout=10))
+        with lock:
+            served.append(name)
+        b"".join(response.iter_stream())
+        response.close()
+
+    waiting = []
+    for name in ("first", "second", "third"):
+        thread = threading.Thread(target=waits, args=(name,))
+        thread.start()
+        waiting.append(thread)
+        thread.join(0.1)  # queued before the next
+    b"".join(held.iter_stream())
+    held.close()  # handed to "first", not left for whoever asks first
+    waits("late")  # at once, in this thread: before "first" has even woken
+    for thread in waiting:
+        thread.join(10)
+    assert served == ["first", "second", "third", "late"]
+    pool.close()
+
+
+def test_a_request_that_timed_out_waiting_leaves_the_queue_and_the_next_one_is_served(server: Server) -> None:
+    pool = pool_for(server, CountingBackend(), max_connections=1)
+    held = pool.handle_request(request())
+    with pytest.raises(httpcore.PoolTimeout):
+        pool.handle_request(request(pool_timeout=0.05))
+    answers: list[str] = []
+    patient = threading.Thread(target=lambda: answers.append(fetch(pool, pool_timeout=10)))
+    patient.start()
+    patient.join(0.1)
+    b"".join(held.iter_stream())
+    held.close()
+    patient.join(10)
+    assert answers == [BODY]
+    pool.close()
+
+
+def test_the_place_of_a_connection_closed_goes_to_the_request_waiting_longest(server: Server) -> None:
+    # the held answer is not read to its end, so its connection is closed, not reused: its place is handed
+    # to the request waiting longest, which opens a new connection; the others follow on that one, in turn
+    backend = CountingBackend()
+    pool = pool_for(server, backend, max_connections=1)
+    held = pool.handle_request(request())
+    served: list[str] = []
+
+    def waits(name: str) -> None:
+        served.append(name + ":" + fetch(pool, pool_timeout=10)[:6])
+
+    waiting = []
+    for name in ("first", "second"):
+        thread = threading.Thread(target=waits, args=(name,))
+        thread.start()
+        waiting.append(thread)
+        thread.join(0.1)
+    next(iter(held.iter_stream()), None)
+    held.close()
+    waits("late")
+    for thread in waiting:
+        thread.join(10)
+    assert served == ["first:ünïcod", "second:ünïcod", "late:ünïcod"]
+    assert len(backend.streams) == 2
+    pool.close()

@@ -22,20 +22,39 @@ from __future__ import annotations
 
 import ssl
 import threading
-import time
+from collections import deque
 from collections.abc import AsyncIterable, Iterable, Iterator
 
 import httpcore
 
 
+class _Waiter:
+    """A request waiting for a connection: it is handed an idle one, or a place to open one in (``None``)."""
+
+    __slots__ = ("connection", "handed")
+
+    def __init__(self) -> None:
+        self.connection: httpcore.HTTPConnection | None = None
+        self.handed = threading.Event()
+
+
 class PinnedPool:
-    """Keep-alive HTTP/1.1 connections through ``backend``, at most ``max_connections`` open at once."""
+    """Keep-alive HTTP/1.1 connections through ``backend``, at most ``max_connections`` open at once.
+
+    Requests that find none free are served first come, first served, as by httpcore's pool: a connection
+    handed back, or the place of one closed, goes to the request that has waited longest, never to one that
+    arrives meanwhile (with a wake-up to race for it instead, a request could lose its turn again and again
+    under load, and time out while later ones went through).
+    """
 
     def __init__(self, backend: httpcore.NetworkBackend, ssl_context: ssl.SSLContext | None, max_connections: int) -> None:
         self._backend, self._ssl_context, self._max = backend, ssl_context, max_connections
         self._idle: list[httpcore.HTTPConnection] = []
         self._open: set[httpcore.HTTPConnection] = set()
-        self._freed = threading.Condition()
+        self._opening = 0
+        """Places taken for a connection not yet in ``_open`` (it is made outside the lock)."""
+        self._waiting: deque[_Waiter] = deque()
+        self._lock = threading.Lock()
 
     def handle_request(self, request: httpcore.Request) -> httpcore.Response:
         if request.url.scheme not in (b"http", b"https"):
@@ -52,43 +71,78 @@ class PinnedPool:
         return response
 
     def _take(self, origin: httpcore.Origin, timeout: float | None) -> httpcore.HTTPConnection:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            with self._freed:
-                while not self._idle and len(self._open) >= self._max:
-                    left = None if deadline is None else deadline - time.monotonic()
-                    if (left is not None and left <= 0) or not self._freed.wait(left):
-                        raise httpcore.PoolTimeout("no connection of the pool was free in time")
-                if not self._idle:
-                    connection = httpcore.HTTPConnection(origin, ssl_context=self._ssl_context,
-                                                         network_backend=self._backend)  # fmt: skip
-                    self._open.add(connection)
-                    return connection
-                connection = self._idle.pop()
-            # outside the lock: has_expired polls the socket (a server that closed it, or wrote to it unasked)
-            if connection.can_handle_request(origin) and connection.is_idle() and not connection.has_expired():
-                return connection
-            self._drop(connection)
+        connection = self._claim(timeout)
+        # outside the lock: has_expired polls the socket (a server that closed it, or wrote to it unasked)
+        while connection is not None and not (connection.can_handle_request(origin) and connection.is_idle()
+                                               and not connection.has_expired()):  # fmt: skip
+            connection.close()
+            with self._lock:
+                self._open.discard(connection)
+                if self._idle:  # another idle one; the closed one's place goes to whoever waits
+                    self._hand_place()
+                    connection = self._idle.pop()
+                else:  # its place is this request's: a new connection in it
+                    self._opening += 1
+                    connection = None
+        if connection is not None:
+            return connection
+        fresh = httpcore.HTTPConnection(origin, ssl_context=self._ssl_context, network_backend=self._backend)
+        with self._lock:
+            self._opening -= 1
+            self._open.add(fresh)
+        return fresh
+
+    def _claim(self, timeout: float | None) -> httpcore.HTTPConnection | None:
+        """An idle connection, or ``None`` with a place counted in ``_opening``, in turn; ``PoolTimeout`` when
+        none comes in ``timeout``."""
+        with self._lock:
+            if not self._waiting:
+                if self._idle:
+                    return self._idle.pop()
+                if len(self._open) + self._opening < self._max:
+                    self._opening += 1
+                    return None
+            waiter = _Waiter()
+            self._waiting.append(waiter)
+        if not waiter.handed.wait(timeout):
+            with self._lock:
+                if waiter in self._waiting:  # nothing was handed over meanwhile
+                    self._waiting.remove(waiter)
+                    raise httpcore.PoolTimeout("no connection of the pool was free in time")
+        return waiter.connection
+
+    def _hand_place(self) -> None:
+        """Under the lock: a free place to the request waiting longest, if any waits."""
+        if self._waiting and len(self._open) + self._opening < self._max:
+            self._opening += 1
+            self._waiting.popleft().handed.set()
 
     def _give_back(self, connection: httpcore.HTTPConnection) -> None:
         if connection.is_idle() and not connection.is_closed():
-            with self._freed:
+            with self._lock:
                 if connection in self._open:  # not closed with the pool meanwhile
-                    self._idle.append(connection)
-                    self._freed.notify()
+                    if self._waiting:
+                        waiter = self._waiting.popleft()
+                        waiter.connection = connection
+                        waiter.handed.set()
+                    else:
+                        self._idle.append(connection)
                     return
         self._drop(connection)
 
     def _drop(self, connection: httpcore.HTTPConnection) -> None:
-        with self._freed:
+        with self._lock:
             self._open.discard(connection)
-            self._freed.notify()
+            self._hand_place()
         connection.close()
 
     def close(self) -> None:
-        """Close every connection, busy ones too (their answers fail, as httpcore's pool's do)."""
-        with self._freed:
+        """Close every connection, busy ones too (their answers fail, as httpcore's pool's do); requests that
+        wait are handed the places, and open connections anew, as any later request does."""
+        with self._lock:
             closing, self._open, self._idle = list(self._open), set(), []
+            while self._waiting and self._opening < self._max:
+                self._hand_place()
         for connection in closing:
             connection.close()
 
