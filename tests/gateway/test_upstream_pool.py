@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from ipaddress import IPv4Address
 from typing import Any
 
@@ -102,6 +102,17 @@ def fetch(pool: PinnedPool, pool_timeout: float = 5.0) -> str:
         return b"".join(response.iter_stream()).decode()
     finally:
         response.close()
+
+
+def queued_in_turn(waits: Callable[[str], None], names: tuple[str, ...]) -> list[threading.Thread]:
+    """A thread per name running ``waits(name)``, each given time to queue for a connection before the next starts."""
+    threads = []
+    for name in names:
+        thread = threading.Thread(target=waits, args=(name,))
+        thread.start()
+        threads.append(thread)
+        thread.join(0.1)
+    return threads
 
 
 def test_one_connection_answers_request_after_request(server: Server) -> None:
@@ -219,12 +230,7 @@ def test_requests_that_wait_are_served_first_come_first_served_never_overtaken(s
         b"".join(response.iter_stream())
         response.close()
 
-    waiting = []
-    for name in ("first", "second", "third"):
-        thread = threading.Thread(target=waits, args=(name,))
-        thread.start()
-        waiting.append(thread)
-        thread.join(0.1)  # queued before the next
+    waiting = queued_in_turn(waits, ("first", "second", "third"))
     b"".join(held.iter_stream())
     held.close()  # handed to "first", not left for whoever asks first
     waits("late")  # at once, in this thread: before "first" has even woken
@@ -261,12 +267,7 @@ def test_the_place_of_a_connection_closed_goes_to_the_request_waiting_longest(se
     def waits(name: str) -> None:
         served.append(name + ":" + fetch(pool, pool_timeout=10)[:6])
 
-    waiting = []
-    for name in ("first", "second"):
-        thread = threading.Thread(target=waits, args=(name,))
-        thread.start()
-        waiting.append(thread)
-        thread.join(0.1)
+    waiting = queued_in_turn(waits, ("first", "second"))
     next(iter(held.iter_stream()), None)
     held.close()
     waits("late")

@@ -66,6 +66,16 @@ json_ish = st.text(st.sampled_from('[]{}",: 0123456789.eE-+truefalsnNIiy\\/\ufef
 @given((st.text(st.characters(codec="utf-8"), max_size=40) | json_ish).filter(lambda head: "\n" not in head))
 def test_any_head_reads_as_json_loads_reads_its_list(head: str) -> None:
     # what json.loads answers or raises, the very same, whatever a guest gone wrong hands back
+    _assert_read_as_json_loads_reads(head)
+
+
+def test_odd_heads_read_or_fail_as_json_loads_would() -> None:
+    for head in (' ["GET", "u", {}, null] ', '["GET", "u", {}, null] x', "\ufeff[]", "", "[NaN, 1e999, -0.0, 12345678901234567890123]",
+                 '["G\u00e9T", "\U0001f600", {"k": "\\u00e9"}, 1.5]', "[" * 10000):
+        _assert_read_as_json_loads_reads(head)
+
+
+def _assert_read_as_json_loads_reads(head: str) -> None:
     try:
         expected: Any = json.loads(head)
     except (ValueError, RecursionError) as exc:
@@ -78,20 +88,3 @@ def test_any_head_reads_as_json_loads_reads_its_list(head: str) -> None:
         if isinstance(expected, list) and len(expected) == 4:
             expected = dict(zip(("method", "url", "headers", "body"), expected, strict=True))
     assert repr(read) == repr(expected)  # repr: NaN is not equal to itself
-
-
-def test_odd_heads_read_or_fail_as_json_loads_would() -> None:
-    for head in (' ["GET", "u", {}, null] ', '["GET", "u", {}, null] x', "\ufeff[]", "", "[NaN, 1e999, -0.0, 12345678901234567890123]",
-                 '["G\u00e9T", "\U0001f600", {"k": "\\u00e9"}, 1.5]', "[" * 10000):
-        try:
-            expected: Any = json.loads(head)
-        except (ValueError, RecursionError) as exc:
-            expected = (type(exc), str(exc))
-        try:
-            read: Any = read_sent(SEND + head)
-        except (ValueError, RecursionError) as exc:
-            read = (type(exc), str(exc))
-        else:
-            if isinstance(expected, list) and len(expected) == 4:
-                expected = dict(zip(("method", "url", "headers", "body"), expected, strict=True))
-        assert repr(read) == repr(expected)  # repr: NaN is not equal to itself

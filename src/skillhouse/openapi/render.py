@@ -12,6 +12,7 @@ from skillhouse.compiler.expansion import compact_json
 from skillhouse.compiler.forms import written_plain
 from skillhouse.openapi.json_block import indented_json
 from skillhouse.openapi.operations import BuiltOperation
+from skillhouse.openapi.schemas import carried_text
 from skillhouse.skill.frontmatter import Frontmatter, MarkdownFile, RenderedJson
 
 # Not `from typing import TYPE_CHECKING`: typing is start-up time `import skillhouse.openapi` does without.
@@ -30,8 +31,7 @@ fitted to the size cap, expanded inline) is handed its text, and parsed when com
 def clean_text(value: Any) -> str:
     """``value`` as text that encodes as UTF-8 (lone surrogates replaced), without NUL characters, its
     line breaks ``\n`` (the package reader reads a CR as one, so a written file reads back as rendered)."""
-    text = value if isinstance(value, str) else ""
-    text = text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+    text = carried_text(value).replace("\x00", "") if isinstance(value, str) else ""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 

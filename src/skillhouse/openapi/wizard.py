@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 _NOT_UNICODE = ("a name or pattern of the operation is not Unicode text: it holds a lone surrogate (an unpaired "
-                "\\ud800-\\udfff escape in the spec), which UTF-8, and so the request, cannot carry")  # fmt: skip
+                "\\ud800-\\udfff escape in the spec), which UTF-8, and so the request, cannot carry; write the "
+                "character the escape was meant to be, or its pair")  # fmt: skip
 Progress = Callable[[int, int], None]
 
 
