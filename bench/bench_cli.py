@@ -1,8 +1,9 @@
 """The command line's own cost: ``skillhouse --help``, and ``import-openapi`` + ``tools`` against the same
 work done in one Python process, on every spec of the vendored corpus (tests/data/openapi).
 
-Times are CPU seconds of the child processes (:mod:`measuring`), medians of ``SKILLHOUSE_BENCH_REPEAT``
-runs (5; 9 for ``--help``), the two paths' runs interleaved so a change in the machine's load falls on
+Times are CPU seconds of the child processes (:mod:`measuring`), medians of 9 runs (``SKILLHOUSE_BENCH_REPEAT``
+when it asks for more: the start-up costs compared here are a few ms, within a run's noise on this shared
+machine, so this section takes more runs than the others' 5), the two paths' runs interleaved so a change in the machine's load falls on
 both. Both import from bytecode caches, as an installed package does. Each spec's first round of the
 two paths is run and discarded: it would otherwise fall on the CLI, which runs first, alone paying to
 compile what the warm-up before it did not load (the CLI's release cache modules, PyYAML and the YAML
@@ -15,8 +16,8 @@ installed ``skillhouse`` console script as a user runs it, not ``python -m skill
 each process a few ms a user never pays). Both go through the fast entry (skillhouse.cli.fast), which runs
 them without importing Typer. The in-process path is one fresh process doing the same work through the
 library: ``import_openapi``, ``write_skill``, and the same JSON text of the tools. The difference is what the command line costs: a second interpreter, reading the settings
-and the command modules in each process, the release cache's key (a hash of the compiler's sources and the
-package) in each, and its reads and writes.
+and the command modules in each process, the release cache's key (the compiler's fingerprint, a ``stat`` of
+its sources, and a hash of the package) in each, and its reads and writes.
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from pathlib import Path
 from measuring import bytecode_env, child_cpu, corpus_specs
 from targets import CLI_PATH, HELP_CPU
 
-REPEAT = int(os.environ.get("SKILLHOUSE_BENCH_REPEAT", "5"))
-HELP_REPEAT = max(REPEAT, 9)
+REPEAT = max(int(os.environ.get("SKILLHOUSE_BENCH_REPEAT", "5")), 9)
 SCRIPT = Path(sysconfig.get_path("scripts"), "skillhouse")
 """The console script the bench venv's editable install made (``make .venv-bench/.installed``)."""
 CLI = [str(SCRIPT)]
@@ -48,8 +48,8 @@ sys.stdout.write(json.dumps(definitions, indent=2, ensure_ascii=False) + "\\n")
 """
 
 # What the CLI path pays over the in-process path before any work: the second process (``tools``) starts an
-# interpreter (running the console script), imports what the fast entry loads and hashes the compiler's sources
-# for the release cache key (here of an empty package, argv[1]) before printing the kept listing; the first does
+# interpreter (running the console script), imports what the fast entry loads and takes the compiler's fingerprint
+# and the package's hash for the release cache key (here of an empty package, argv[1]) before printing the kept listing; the first does
 # the same on top of what the library imports. The Settings dataclass and Typer are measured for reference: the
 # fast entry imports neither (it reads the release cache through skillhouse.settings_env).
 TOOLS_MODULES = ("skillhouse.cli, skillhouse.cli.fast, skillhouse.cli.hot_commands, skillhouse.cli.environment, "
@@ -80,11 +80,11 @@ def run() -> str:
         env = bytecode_env(str(work / "pycache"), {**os.environ, "SKILLHOUSE_DATA_DIR": str(work / "data")})
         child_cpu([*CLI, "--help"], env)  # fills the bytecode cache
         child_cpu([sys.executable, "-c", IN_PROCESS, str(specs[0]), tempfile.mkdtemp(dir=work)], env)
-        help_cpu = statistics.median(child_cpu([*CLI, "--help"], env) for _ in range(HELP_REPEAT))
+        help_cpu = statistics.median(child_cpu([*CLI, "--help"], env) for _ in range(REPEAT))
         empty = work / "empty-package"
         empty.mkdir()
         floors = {name: statistics.median(child_cpu([sys.executable, "-c", code, str(empty)], env)
-                                          for _ in range(HELP_REPEAT))
+                                          for _ in range(REPEAT))
                   for name, code in FLOORS.items()}  # fmt: skip
         rows, misses = [], []
         for spec in specs:
@@ -118,7 +118,7 @@ def run() -> str:
     lines = [
         "## Command line: start-up, and CLI against in-process",
         "",
-        f"`skillhouse --help`: {HELP_CPU.figure(help_cpu, 3)} s CPU (median of {HELP_REPEAT}); target ≤ "
+        f"`skillhouse --help`: {HELP_CPU.figure(help_cpu, 3)} s CPU (median of {REPEAT}); target ≤ "
         f"{HELP_CPU.limit:g} s: {HELP_CPU.verdict(help_cpu)}.",
         "",
         f"CPU milliseconds, medians of {REPEAT}. CLI = `skillhouse import-openapi SPEC --out DIR` + `skillhouse tools "
@@ -130,8 +130,9 @@ def run() -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
-        f"Start-up measured in this run (CPU, medians of {HELP_REPEAT}): an interpreter importing the fast "
-        f"entry's modules and hashing the compiler's sources for the release cache key, as `tools` must before "
+        f"Start-up measured in this run (CPU, medians of {REPEAT}): an interpreter importing the fast "
+        f"entry's modules and computing the release cache key (a `stat` of the compiler's sources and a hash of the "
+        f"package), as `tools` must before "
         f"printing the kept listing, {second_ms:.0f} ms (of which a bare interpreter {floors['bare'] * 1000:.0f} ms "
         f"and the key {key_ms:.0f} ms; the `Settings` dataclass, with the `dataclasses`, `functools`, `inspect`, "
         f"`typing` and `pathlib` it imports, would add {settings_ms:.0f} ms and Typer {typer_ms:.0f} ms: the fast "

@@ -2,9 +2,17 @@
 
 ``skillhouse import-openapi`` compiles the package it writes; ``skillhouse tools`` on that package
 then reads the release instead of compiling a large spec's skill a second time. The key is BLAKE2b
-over the compiler's own sources (``skillhouse.compiler`` and ``skillhouse.skill``), the package
-directory's name and the files :func:`~skillhouse.skill.read_package_dir` reads, so an edited package
-or a changed compiler never meets a stale release.
+over the compiler's fingerprint, the package directory's name and the files
+:func:`~skillhouse.skill.read_package_dir` reads, so an edited package or a changed compiler never meets
+a stale release.
+
+The compiler's fingerprint is each source file of ``skillhouse.compiler`` and ``skillhouse.skill`` by
+its path, size and modification time, with the package's version: the very rule by which the
+interpreter decides that a module's bytecode cache is current (size and time, PEP 3147), so the key
+changes whenever the compiler code that would run changes, a file added or removed included. It is
+read by ``stat`` alone: reading and hashing the ~230 KB of sources cost each ``tools`` and
+``import-openapi`` process three times as much (tests/cli/test_release_cache.py holds an edited, added
+and removed source to a new key).
 
 Beside a release, an entry may hold the package's neutral tool listing as ``skillhouse tools`` prints
 it (``KEY.tools.json``, written by ``import-openapi``, which has the definitions at hand): ``tools`` then
@@ -51,10 +59,10 @@ _LISTING = ".tools.json"
 """The suffix of an entry's neutral tool listing, beside its ``KEY.marshal`` release."""
 
 if not TYPE_CHECKING:
-    # BLAKE2b rather than SHA-256 for the key: every `tools` and `import-openapi` process hashes the ~190 KB of
-    # compiler sources, and CPython's own SHA-256 (skillhouse.sha256: hashlib's OpenSSL is ~3.5 ms to load)
-    # takes three times as long over them as its own BLAKE2b (0.5 ms against 0.17, with the package's files on
-    # top). A key only has to tell packages and compilers apart; it is never a release digest (still SHA-256).
+    # BLAKE2b rather than SHA-256 for the key: every `tools` and `import-openapi` process hashes the package's
+    # files, and CPython's own SHA-256 (skillhouse.sha256: hashlib's OpenSSL is ~3.5 ms to load) takes three
+    # times as long as its own BLAKE2b. A key only has to tell packages and compilers apart; it is never a
+    # release digest (still SHA-256).
     try:
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - an interpreter built without CPython's _blake2
@@ -75,20 +83,29 @@ def _compiler_fingerprint() -> bytes:
     return _fingerprint
 
 
-def _fingerprint_sources() -> bytes:
-    # os.walk and open rather than Path.rglob: the same bytes hashed in the same order, in half the time
-    # (every `tools` and `import-openapi` process computes this once)
-    base = os.path.dirname(os.path.abspath(__file__))
-    found: list[tuple[str, ...]] = []
+def _fingerprint_sources(base: str | None = None) -> bytes:
+    """The compiler's fingerprint (see the module's docstring); ``base`` is the package's directory."""
+    base = base or os.path.dirname(os.path.abspath(__file__))
+    found: list[str] = []
     for folder in _SOURCES:
-        for here, _, files in os.walk(os.path.join(base, folder)):
-            where = tuple(os.path.relpath(here, base).split(os.sep))
-            found += [(*where, name) for name in files if name.endswith(".py")]
-    digest = _hasher()
-    for parts in sorted(found):  # as sorted Paths are: part by part
-        with open(os.path.join(base, *parts), "rb") as source:
-            digest.update("/".join(parts).encode() + b"\0" + source.read() + b"\0")
-    return digest.digest()
+        _stat_sources(os.path.join(base, folder), f"{folder}/", found)
+    from skillhouse import __version__
+
+    lines = [__version__, *sorted(found)]
+    return _hasher("\n".join(lines).encode("utf-8", "surrogateescape")).digest()
+
+
+def _stat_sources(folder: str, relative: str, found: list[str]) -> None:
+    # os.scandir rather than os.walk or Path.rglob: one listing per folder, its entries' types without a
+    # stat each; the sources are stat'ed, not read (see the module's docstring)
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    _stat_sources(entry.path, f"{relative}{entry.name}/", found)
+            elif entry.name.endswith(".py"):
+                facts = entry.stat()
+                found.append(f"{relative}{entry.name}\0{facts.st_size}\0{facts.st_mtime_ns}")
 
 
 def package_key(path: StrPath, version: str | None = None) -> str | None:

@@ -131,3 +131,46 @@ def test_a_write_clears_releases_an_earlier_version_kept_as_json_and_keeps_listi
     assert compiled is not None
     remember_release(cache, skill, compiled.document)
     assert sorted(p.name for p in cache.iterdir()) == sorted(["0123abcd.tools.json", f"{package_key(skill)}.marshal"])
+
+
+def test_the_compiler_fingerprint_changes_with_any_source_edited_added_or_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import shutil
+
+    import skillhouse
+    from skillhouse import release_cache
+
+    package = Path(skillhouse.__file__).parent
+    base = tmp_path / "skillhouse"
+    for folder in ("compiler", "skill"):
+        shutil.copytree(package / folder, base / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    seen = {release_cache._fingerprint_sources(str(base))}
+    assert release_cache._fingerprint_sources(str(base)) in seen  # the same sources: the same fingerprint
+
+    def changed() -> bool:
+        fingerprint = release_cache._fingerprint_sources(str(base))
+        new = fingerprint not in seen
+        seen.add(fingerprint)
+        return new
+
+    source = base / "compiler" / "__init__.py"
+    facts = source.stat()
+    source.write_bytes(source.read_bytes().replace(b"\n", b"\r", 1))  # an edit of the same size
+    os.utime(source, ns=(facts.st_atime_ns, facts.st_mtime_ns + 1))  # a nanosecond later
+    assert changed()
+    source.write_bytes(source.read_bytes() + b"\n")
+    os.utime(source, ns=(facts.st_atime_ns, facts.st_mtime_ns + 1))  # a byte more, at the same time
+    assert changed()
+    (base / "skill" / "extra.py").write_text("X = 1\n")
+    assert changed()
+    (base / "skill" / "extra.py").unlink()
+    assert not changed()  # back to the sources of the step before
+    (base / "compiler" / "nested").mkdir()
+    (base / "compiler" / "nested" / "deep.py").write_text("X = 1\n")
+    assert changed()
+    (base / "compiler" / "notes.txt").write_text("not a source")
+    assert not changed()
+    monkeypatch.setattr(skillhouse, "__version__", "9.9.9")
+    assert changed()
