@@ -202,3 +202,12 @@ def test_gemini_refuses_no_corpus_tool_and_every_rule_it_applied_has_a_reason(pa
         assert all(change["change"] for change in verdict.get("changes", []))
     offered = sum(1 for v in report["profiles"]["openai"].values() if v["status"] != "refused")
     assert ("openai" in report.get("listings", {})) == (offered > 128)
+
+
+def test_strict_nullable_extends_an_enum_list_and_leaves_a_malformed_enum_to_the_metaschema() -> None:
+    from skillhouse.compiler.profiles.strict import nullable
+
+    assert nullable({"type": "string", "enum": ["a"]}) == {"type": ["string", "null"], "enum": ["a", None]}
+    assert nullable({"enum": ["a", None]}) == {"enum": ["a", None]}
+    for malformed in ("", "ab", {"a": 1}, 3):  # not a list: no TypeError, nothing added to it
+        assert nullable({"type": "string", "enum": malformed}) == {"type": ["string", "null"], "enum": malformed}

@@ -287,8 +287,9 @@ def nullable(schema: JsonSchema) -> JsonSchema:
     types = type_list(out)
     if types and "null" not in types:
         out["type"] = [*types, "null"]
-    if "enum" in out and None not in out["enum"]:
-        out["enum"] = [*out["enum"], None]
+    enum = out.get("enum")
+    if isinstance(enum, list) and None not in enum:  # not a list: the metaschema's to refuse, not ours to extend
+        out["enum"] = [*enum, None]
     return out
 
 
