@@ -10,7 +10,11 @@ from __future__ import annotations
 from typing import Literal, Protocol, get_args
 
 from skillhouse.errors import CallerError
-from skillhouse.guest import Guest, Host
+from skillhouse.guest.host import Host
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillhouse.guest.guest import Guest
 
 RunnerKind = Literal["inprocess", "wasm"]
 RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
@@ -36,7 +40,10 @@ class InProcessRunner:
     """The guest run as ordinary Python in this process."""
 
     def __init__(self, host: Host) -> None:
-        self.guest = Guest(host)
+        # here: a process that runs wasm guests only never imports the guest's own loop
+        from skillhouse.guest.guest import Guest
+
+        self.guest: Guest = Guest(host)
 
     def list_tools(self) -> str:
         return self.guest.list_tools()

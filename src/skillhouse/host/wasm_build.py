@@ -18,7 +18,6 @@ The cache directory is ``$SKILLHOUSE_GUEST_CACHE`` when set, else ``<data dir>/g
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import importlib.util
 import os
 import sys
@@ -34,6 +33,7 @@ from wasmtime.component import Component
 
 from skillhouse.errors import Unavailable
 from skillhouse.settings import Settings
+from skillhouse.sha256 import sha256
 
 SOURCE_ROOT = Path(__file__).resolve().parents[1]  # the skillhouse package
 # package data, so an installed wheel can build the guest as a checkout does
@@ -184,7 +184,7 @@ def native_key(component_key: str, machine_id: str | None = None) -> str:
 
 
 def _digest(parts: list[tuple[str, bytes]], length: int) -> str:
-    digest = hashlib.sha256()
+    digest = sha256()  # CPython's own: hashlib would load OpenSSL, a tenth of a warm start in a new process
     for name, content in parts:
         # lengths first so no two different inputs hash the same stream
         digest.update(f"{len(name)}:{name}:{len(content)}:".encode())

@@ -41,8 +41,7 @@ from typing import Any
 import wasmtime
 from wasmtime.component import Component, Instance, Linker
 
-from skillhouse.guest import Host
-from skillhouse.guest.host import SEND, read_sent
+from skillhouse.guest.host import SEND, Host, read_sent
 from skillhouse.guest.values import FetchRequest, json_dump
 from skillhouse.host.wasm_build import (
     AGENT_APP,
