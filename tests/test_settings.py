@@ -205,7 +205,7 @@ def test_the_reading_gives_a_value_for_each_field_and_nothing_else() -> None:
     assert sorted(settings_env.read_environment({})) == sorted(f.name for f in dataclasses.fields(Settings))
 
 
-# One sample per variable that release_cache depends on, and one malformed value of every variable that
+# One sample per variable that release_cache and guest_cache_dir depend on, and one malformed value of every variable that
 # is checked: the light reading must agree with from_env on each, value or refusal.
 CACHE_SAMPLES = [
     {}, {"SKILLHOUSE_RELEASE_CACHE": "off"}, {"SKILLHOUSE_RELEASE_CACHE": "/somewhere/releases"},
@@ -213,6 +213,8 @@ CACHE_SAMPLES = [
     {"XDG_CACHE_HOME": "/xdg/cache", "SKILLHOUSE_RELEASE_CACHE": "relative/dir"},
     {"SKILLHOUSE_RELEASE_CACHE": "OFF"}, {"SKILLHOUSE_DATA_DIR": "/data", "SKILLHOUSE_TOKEN": "skh_x"},
     {"XDG_CACHE_HOME": "/xdg//cache/"}, {"SKILLHOUSE_RELEASE_CACHE": "/a/./b//"},
+    {"SKILLHOUSE_GUEST_CACHE": "/guests"}, {"SKILLHOUSE_GUEST_CACHE": "relative/guests/", "SKILLHOUSE_DATA_DIR": "/d"},
+    {"SKILLHOUSE_DATA_DIR": "/data//here/"}, {"SKILLHOUSE_GUEST_CACHE": ""},
 ]  # fmt: skip
 MALFORMED = {
     "SKILLHOUSE_RESOLVE": "no-port=1.2.3.4", "SKILLHOUSE_PRIVATE_HOSTS": "Not A Tenant/db.internal",
@@ -229,6 +231,7 @@ MALFORMED = {
 def test_the_light_reading_of_the_release_cache_is_from_envs(env: dict[str, str]) -> None:
     light, settings = settings_env.release_cache(env), Settings.from_env(env)
     assert (None if light is None else Path(light)) == settings.release_cache  # the same directory, as text
+    assert Path(settings_env.guest_cache_dir(env)) == settings.guest_cache_dir()
     assert settings_env.read_environment(env) == {
         f.name: getattr(settings, f.name) for f in dataclasses.fields(Settings)
     } | {"database_url": env.get("SKILLHOUSE_DATABASE_URL", "")}  # from_env fills in the SQLite default
@@ -271,9 +274,10 @@ def test_every_checked_variable_has_a_malformed_sample() -> None:
 def test_the_light_reading_refuses_what_from_env_refuses_in_the_same_words(name: str, value: str) -> None:
     with pytest.raises(ValueError, match=name) as from_env:
         Settings.from_env({name: value})
-    with pytest.raises(ValueError) as light:
-        settings_env.release_cache({name: value})
-    assert str(light.value) == str(from_env.value)
+    for light_reading in (settings_env.release_cache, settings_env.guest_cache_dir):
+        with pytest.raises(ValueError) as light:
+            light_reading({name: value})
+        assert str(light.value) == str(from_env.value)
 
 
 def test_the_light_reading_imports_neither_the_dataclass_machinery_nor_pathlib() -> None:

@@ -3,8 +3,9 @@ checked into that field's value. The only module in ``src`` that reads the envir
 
 :func:`read_environment` is what :meth:`Settings.from_env <skillhouse.settings.Settings.from_env>` builds
 its ``Settings`` from, and :func:`release_cache` is the one value ``skillhouse import-openapi`` and
-``skillhouse tools`` need, taken from the same reading: every variable is read and checked either way, so
-a malformed one is refused alike, with the same message, and the two cannot give different values.
+``skillhouse tools`` need (:func:`guest_cache_dir` the one a wasm guest's start needs), taken from the same
+reading: every variable is read and checked either way, so a malformed one is refused alike, with the same
+message, and the two cannot give different values.
 
 Why a module apart from :mod:`skillhouse.settings`: the ``Settings`` dataclass (``dataclasses`` imports
 ``inspect``, ``typing``) is ~30 ms of a process's start-up, as much again as the bare interpreter, and
@@ -195,6 +196,15 @@ def release_cache(env: Mapping[str, str] | None = None) -> str | None:
     every variable checked (``ValueError`` naming a malformed one), for the commands that need only this."""
     cache: str | None = _read(env)["release_cache"]
     return cache
+
+
+def guest_cache_dir(env: Mapping[str, str] | None = None) -> str:
+    """``Settings.from_env(env).guest_cache_dir()`` as text, without building the ``Settings`` (as
+    :func:`release_cache`): a new process's warm wasm start reads only this, and the dataclass was a
+    twentieth of that start."""
+    values = _read(env)
+    cache: str | None = values["guest_cache"]
+    return os.path.join(values["data_dir"], "guest") if cache is None else cache
 
 
 def _read(env: Mapping[str, str] | None) -> dict[str, Any]:

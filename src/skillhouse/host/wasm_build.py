@@ -32,7 +32,7 @@ from wasmtime import _ffi as capi
 from wasmtime.component import Component
 
 from skillhouse.errors import Unavailable
-from skillhouse.settings import Settings
+from skillhouse.settings_env import guest_cache_dir
 from skillhouse.sha256 import sha256
 
 SOURCE_ROOT = Path(__file__).resolve().parents[1]  # the skillhouse package
@@ -91,7 +91,7 @@ class BuiltComponent:
 
 def default_cache_dir() -> Path:
     """The guest cache of this process's settings, for a caller that was handed no cache directory."""
-    return Settings.from_env().guest_cache_dir()
+    return Path(guest_cache_dir())
 
 
 def make_engine() -> wasmtime.Engine:
