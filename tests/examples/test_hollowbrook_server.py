@@ -215,3 +215,22 @@ def test_whatever_json_a_booking_carries_the_answer_is_a_booking_or_a_coded_4xx(
     assert response.status_code in (201, 400, 404, 409)
     if response.status_code != 201:
         assert error_code(response) in {"invalid-field", "invalid-body", "unknown-room", "room-taken"}
+
+
+def test_a_client_that_resets_its_connection_prints_no_traceback(
+    house: HollowbrookHTTPServer, client: httpx.Client, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+    import struct
+    import time
+
+    for partial in (b"", b"GET /rooms HTTP/1.1\r\nHost: x\r\n"):  # reset while idle, and mid-request
+        connection = socket.create_connection(("127.0.0.1", house.port))
+        if partial:
+            connection.sendall(partial)
+        time.sleep(0.1)  # the server's thread is reading
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        connection.close()  # linger 0: a reset, not a close
+    time.sleep(0.3)
+    assert client.get("/rooms").status_code == 200  # the house still answers
+    assert "Traceback" not in capfd.readouterr().err

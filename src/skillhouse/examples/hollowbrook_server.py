@@ -227,6 +227,13 @@ class HollowbrookHTTPServer(ThreadingHTTPServer):
         host = self.server_address[0]
         return f"http://{host if isinstance(host, str) else host.decode()}:{self.port}"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client gone mid-request (a reset or closed connection) is the client's doing, not a fault of the
+        house's: nothing is printed for it. Anything else is printed as ``socketserver`` prints it."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
     def record(self, method: str, path: str, headers: Any) -> None:
         entry = {"method": method, "path": path, "content_type": headers.get("Content-Type"),
                  "idempotency_key": headers.get("Idempotency-Key")}
