@@ -1,13 +1,14 @@
 """The command line's own cost: ``skillhouse --help``, and ``import-openapi`` + ``tools`` against the same
 work done in one Python process, on every spec of the vendored corpus (tests/data/openapi).
 
-Times are CPU seconds of the child processes (:mod:`measuring`), medians of 9 runs (``SKILLHOUSE_BENCH_REPEAT``
-when it asks for more: the start-up costs compared here are a few ms, within a run's noise on this shared
-machine, so this section takes more runs than the others' 5), the two paths' runs interleaved so a change in the machine's load falls on
-both. Both import from bytecode caches, as an installed package does. Each spec's first round of the
-two paths is run and discarded: it would otherwise fall on the CLI, which runs first, alone paying to
-compile what the warm-up before it did not load (the CLI's release cache modules, PyYAML and the YAML
-reader on the first YAML spec) and to read the spec into the page cache.
+Times are CPU seconds of the child processes (:mod:`measuring`), medians of 9 runs, or of
+``SKILLHOUSE_BENCH_REPEAT`` when it asks for more: the start-up costs compared here are a few ms, within a
+run's noise on this shared machine, so this section takes more runs than the others' 5. The two paths'
+runs are interleaved so a change in the machine's load falls on both. Both import from bytecode caches,
+as an installed package does. Each spec's first round of the two paths is run and discarded: it would
+otherwise fall on the CLI, which runs first, alone paying to compile what the warm-up before it did not
+load (the CLI's release cache modules, PyYAML and the YAML reader on the first YAML spec) and to read the
+spec into the page cache.
 
 The CLI path is two processes, as a user runs them: ``import-openapi SPEC --out DIR`` (parse, convert,
 compile, write the skill and report, keep the release and its tool listing in the release cache) then
@@ -48,9 +49,9 @@ sys.stdout.write(json.dumps(definitions, indent=2, ensure_ascii=False) + "\\n")
 """
 
 # What the CLI path pays over the in-process path before any work: the second process (``tools``) starts an
-# interpreter (running the console script), imports what the fast entry loads and takes the compiler's fingerprint
-# and the package's hash for the release cache key (here of an empty package, argv[1]) before printing the kept listing; the first does
-# the same on top of what the library imports. The Settings dataclass and Typer are measured for reference: the
+# interpreter (running the console script), imports what the fast entry loads and computes the release cache key
+# (the compiler's fingerprint and a hash of the package, here an empty one, argv[1]) before printing the kept
+# listing; the first does the same on top of what the library imports. The Settings dataclass and Typer are measured for reference: the
 # fast entry imports neither (it reads the release cache through skillhouse.settings_env).
 TOOLS_MODULES = ("skillhouse.cli, skillhouse.cli.fast, skillhouse.cli.hot_commands, skillhouse.cli.environment, "
                  "skillhouse.settings_env, skillhouse.release_cache")  # fmt: skip
@@ -132,9 +133,8 @@ def run() -> str:
         *rows,
         "",
         f"Start-up measured in this run (CPU, medians of {REPEAT}): an interpreter importing the fast "
-        f"entry's modules and computing the release cache key (a `stat` of the compiler's sources and a hash of the "
-        f"package), as `tools` must before "
-        f"printing the kept listing, {second_ms:.0f} ms (of which a bare interpreter {floors['bare'] * 1000:.0f} ms "
+        f"entry's modules and computing the release cache key (a `stat` of the compiler's sources and a hash of "
+        f"the package), as `tools` must before printing the kept listing, {second_ms:.0f} ms (of which a bare interpreter {floors['bare'] * 1000:.0f} ms "
         f"and the key {key_text}; the `Settings` dataclass, with the `dataclasses`, `functools`, `inspect`, "
         f"`typing` and `pathlib` it imports, would add {settings_ms:.0f} ms and Typer {typer_ms:.0f} ms: the fast "
         f"entry imports neither, it reads the release cache through `skillhouse.settings_env` and the kept listing "

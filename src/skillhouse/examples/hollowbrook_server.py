@@ -230,7 +230,7 @@ class HollowbrookHTTPServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client gone mid-request (a reset or closed connection) is the client's doing, not a fault of the
         house's: nothing is printed for it. Anything else is printed as ``socketserver`` prints it."""
-        if isinstance(sys.exc_info()[1], (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+        if isinstance(sys.exc_info()[1], ConnectionError):  # reset, aborted, broken pipe
             return
         super().handle_error(request, client_address)
 

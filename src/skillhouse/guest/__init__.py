@@ -4,9 +4,10 @@ Standard library only: it is compiled into the WebAssembly component, whose only
 host functions of :class:`Host`.
 """
 
-# Not `from typing import TYPE_CHECKING`: the names are loaded on first use (PEP 562), so a host that needs
-# one module of the guest (the wasm runner needs `Host` and the values, never the translation or the loop)
-# does not import them all: the guest's modules were a third of a new process's warm wasm start.
+# The names load on first use (PEP 562), as skillhouse.compiler's do: a host that needs one module of the
+# guest (the wasm runner needs `Host` and the values, never the loop, the translation or the validation)
+# does not import them all; they were a third of a new process's warm wasm start. (Not `from typing import
+# TYPE_CHECKING`, nor `importlib.import_module`: neither module is loaded at start-up.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skillhouse.guest.catalogue import BoundSkill, Catalogue
@@ -16,27 +17,26 @@ if TYPE_CHECKING:
     from skillhouse.guest.translation import InvalidArguments, build_request, translate
     from skillhouse.guest.validation import Violation, validate
 
-_MODULES = {
-    "BoundSkill": "catalogue",
-    "Catalogue": "catalogue",
-    "Guest": "guest",
-    "Host": "host",
-    "model_result": "results",
-    "InvalidArguments": "translation",
-    "build_request": "translation",
-    "translate": "translation",
-    "Violation": "validation",
-    "validate": "validation",
+_FROM = {
+    "BoundSkill": "skillhouse.guest.catalogue",
+    "Catalogue": "skillhouse.guest.catalogue",
+    "Guest": "skillhouse.guest.guest",
+    "Host": "skillhouse.guest.host",
+    "model_result": "skillhouse.guest.results",
+    "InvalidArguments": "skillhouse.guest.translation",
+    "build_request": "skillhouse.guest.translation",
+    "translate": "skillhouse.guest.translation",
+    "Violation": "skillhouse.guest.validation",
+    "validate": "skillhouse.guest.validation",
 }
-"""Each name this package offers, by the module of it that defines it."""
 
 
 def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
+    module = _FROM.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
-    globals()[name] = value  # found directly from now on
+    value = getattr(__import__(module, fromlist=[name]), name)
+    globals()[name] = value  # once: later lookups find it without coming here
     return value
 
 

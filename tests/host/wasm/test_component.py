@@ -238,3 +238,21 @@ def test_a_warm_start_loads_the_cached_component_without_importing_what_only_a_b
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
 
     assert result.stdout.split() == []
+
+
+def test_a_warm_start_imports_neither_the_guest_s_loop_nor_the_settings_dataclass_nor_openssl(
+    agent_component: BuiltComponent,
+) -> None:
+    # the host reads the guest's values and Host only; the cache directory through settings_env; SHA-256 from
+    # CPython's own module: each of these was a part of a new process's warm start
+    script = (
+        "import sys; from skillhouse.host import TurnHost, make_runner; "
+        "make_runner(TurnHost([], lambda r: {}), 'wasm').list_tools(); "
+        "print(' '.join(m for m in ('skillhouse.guest.guest', 'skillhouse.guest.translation', "
+        "'skillhouse.guest.validation', 'skillhouse.settings', 'hashlib', '_hashlib') if m in sys.modules))"
+    )
+    env = {**os.environ, "SKILLHOUSE_GUEST_CACHE": str(agent_component.compiled.parent)}
+
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+
+    assert result.stdout.split() == []
