@@ -7,6 +7,11 @@ and the API's path: :func:`run_call` with its pool of warm guests, and with a fr
 (what it did before the pool), over a stand-in gateway that answers at once (the gateway's own cost
 is bench_gateway's; here it would only hide the guest's).
 
+What the guest's timeout costs: the two ``call_tool`` paths through the same component on an engine
+without epoch interruption, which skillhouse never runs (nothing could stop a guest that never returns);
+shown, not checked, so that the wasm rows' ratio can be read as the part the timeout's checks take and
+the part CPython compiled to wasm takes.
+
 Times are CPU time (``time.process_time``), not wall time: on a shared machine whose load runs past
 its cores, wall time per call measures the scheduler as much as the guest.
 """
@@ -25,7 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
+import wasmtime
 from targets import WASM_CALL, WASM_WARM_START
+from wasmtime import _ffi as capi
+from wasmtime.component import Component
 
 from skillhouse.compiler import compile_dir
 from skillhouse.gateway import Gateway, TurnContext
@@ -33,8 +41,9 @@ from skillhouse.gateway.exchange import FetchAnswer, FetchRequest, FetchResponse
 from skillhouse.host import InProcessRunner, TurnHost, make_runner
 from skillhouse.host.calls import run_call
 from skillhouse.host.runner_pool import RunnerPool
-from skillhouse.host.wasm_build import ensure_component
-from skillhouse.host.wasm_runner import WasmRunner
+from skillhouse.host.wasm_build import BuiltComponent, ensure_component
+from skillhouse.host.wasm_clock import EpochClock
+from skillhouse.host.wasm_runner import LoadedComponent, WasmRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = 3
@@ -90,6 +99,15 @@ def _per_call(fn: Callable[[], object], seconds: float = 0.5) -> tuple[float, fl
         rounds.append((time.process_time() - started) / count)
         walls.append((time.perf_counter() - wall) / count)
     return statistics.median(rounds), statistics.median(walls)
+
+
+def _without_timeout(built: BuiltComponent) -> LoadedComponent:
+    """``built``'s component compiled for an engine configured as :func:`~skillhouse.host.wasm_build.make_engine`'s
+    but without epoch interruption: no check of the epoch in the guest's code, so no timeout."""
+    config = wasmtime.Config()
+    capi.wasmtime_config_concurrency_support_set(config.ptr(), False)
+    engine = wasmtime.Engine(config)
+    return LoadedComponent(engine, Component.from_file(engine, str(built.wasm)), EpochClock(engine))
 
 
 def _new_process_seconds(kind: str, cache_dir: Path) -> float:
@@ -174,6 +192,18 @@ def run() -> str:
         row(f"run_call, request sent ({label})", lambda: api_call("inprocess"), lambda: api_call("wasm"),
             checked=label == "pool")
 
+    # the price of the guest's timeout: the same calls, timed and untimed component in pairs back to back
+    untimed = WasmRunner(TurnHost([release], _echo, _scripted), loaded=_without_timeout(warm))
+    timeout_costs: list[str] = []
+    for label in ("call_tool, refused arguments", "call_tool, request sent"):
+        call = calls[label]
+        pairs = [(_per_call(lambda call=call: call(runners["wasm"]), 0.3)[0],
+                  _per_call(lambda call=call: call(untimed), 0.3)[0]) for _ in range(PAIRS)]  # fmt: skip
+        timed, bare = statistics.median(t for t, _ in pairs), statistics.median(b for _, b in pairs)
+        share = statistics.median((t - b) / t for t, b in pairs)
+        timeout_costs.append(f"{label.removeprefix('call_tool, ')}: {timed * 1e6:.0f} µs with it, {bare * 1e6:.0f} µs "
+                             f"without ({share:.0%} of the wasm call)")
+
     new_wasm, new_inprocess = _new_process_seconds("wasm", cache_dir), _new_process_seconds("inprocess", cache_dir)
     shortfalls.append(WASM_WARM_START.shortfall("warm wasm start in a new process", new_wasm) or "")
     fixed = added["call_tool, refused arguments"]
@@ -208,6 +238,14 @@ def run() -> str:
         "state alone): the first list_tools row is that kept listing, the second the export call every listing "
         "after a tool call or a turn makes (the guest puts the listing together again only when a tool was loaded "
         "since, which this row's entries never do).",
+        "",
+        "What the guest's timeout costs (the same component compiled for an engine without epoch interruption, which "
+        "skillhouse never runs: nothing could then stop a guest that never returns; medians of "
+        f"{PAIRS} pairs, CPU time, not checked): {'; '.join(timeout_costs)}. Epoch interruption is how wasmtime stops a "
+        "runaway guest: it compiles a check of the engine's epoch into the guest's code at every function entry and "
+        "loop back-edge, which CPython's interpreter, a loop over bytecode instructions, passes all the time. The rest "
+        "of the gap to in process is CPython running as wasm: the component's CPython allocates every object "
+        "through its C library's malloc (it is built without pymalloc), and wasm code runs slower than native.",
     ]
     missed = [line for line in shortfalls if line]
     lines += ["", *missed] if missed else ["", "Every checked figure is within its target."]
