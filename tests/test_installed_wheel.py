@@ -9,6 +9,7 @@ guest is not built again unless its sources changed.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 from cryptography.fernet import Fernet
 from tests.api.served import free_port
 from tests.conftest import HOLLOWBROOK, ROOT
+from tests.openapi.specs import openapi
 
 # what the wheel must hold besides modules: each was once left behind by a wheel that built fine
 PACKAGE_DATA = (
@@ -100,6 +102,21 @@ def test_the_installed_package_is_the_wheels_not_the_checkouts(installed: Instal
                  clean_env()).strip()
 
     assert Path(where).is_relative_to(installed.venv)
+
+
+def test_the_installed_script_imports_a_spec_then_lists_its_tools(installed: Installed, tmp_path: Path) -> None:
+    # the fast entry, ending its process without the interpreter's teardown (skillhouse.cli.fast.leave)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(openapi({"/items/{id}": {"get": {"operationId": "getItem", "parameters": [
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]}}})))  # fmt: skip
+    env = clean_env(SKILLHOUSE_DATA_DIR=str(tmp_path / "data"))
+    script = installed.command("skillhouse")
+    _run([script, "import-openapi", str(spec), "--out", str(tmp_path / "out")], tmp_path, env)
+    (skill,) = (tmp_path / "out").iterdir()
+    listed = json.loads(_run([script, "tools", str(skill)], tmp_path, env))
+
+    assert "from skillhouse.cli import console" in Path(script).read_text()
+    assert [tool["name"] for tool in listed] == [f"{skill.name}_getItem"]
 
 
 @pytest.fixture

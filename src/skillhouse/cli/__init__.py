@@ -33,12 +33,20 @@ def __getattr__(name: str) -> Any:
     return getattr(commands, name)
 
 
-def main() -> None:
-    """``skillhouse ARGS``: the fast entry when it reads ARGS completely, else the Typer app."""
+def main(*, leave: bool = False) -> None:
+    """``skillhouse ARGS``: the fast entry when it reads ARGS completely, else the Typer app.
+
+    With ``leave``, a command the fast entry ran ends the process through :func:`skillhouse.cli.fast.leave`."""
     args = sys.argv[1:]
     from skillhouse.cli.fast import run_fast  # stdlib and the command bodies only
 
-    run_fast(args)  # exits when it ran the command
+    run_fast(args, leave)  # exits when it ran the command
     from skillhouse.cli.commands import command_app  # here: start-up time (see above)
 
     command_app(args)()
+
+
+def console() -> None:
+    """The ``skillhouse`` console script (and ``python -m skillhouse.cli``): :func:`main`, a fast command
+    ending the process without the interpreter's teardown (:func:`skillhouse.cli.fast.leave`)."""
+    main(leave=True)

@@ -1,5 +1,5 @@
 """``python -m skillhouse.cli``: the ``skillhouse`` command."""
 
-from skillhouse.cli import main
+from skillhouse.cli import console
 
-main()
+console()

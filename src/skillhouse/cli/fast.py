@@ -157,25 +157,30 @@ def _as_paths(command: Command, values: dict[str, Any]) -> dict[str, Any]:
     return typed
 
 
-def run_fast(args: Sequence[str]) -> None:
-    """Run ``args``' command and exit, as Typer's standalone mode would, when :func:`parse` reads it; else return."""
+def run_fast(args: Sequence[str], leave_after: bool = False) -> None:
+    """Run ``args``' command and exit, as Typer's standalone mode would, when :func:`parse` reads it; else return.
+
+    With ``leave_after`` (the console script's), the process ends through :func:`leave`."""
     parsed = parse(args)
     if parsed is None:
         return
     command, keywords = parsed
-    _standalone(lambda: command.body(**keywords))
+    _standalone(lambda: command.body(**keywords), leave_after)
 
 
-def _standalone(call: Callable[[], None]) -> NoReturn:
-    """What Typer's main does around a command: exit 0 after it, 130 on Ctrl-C, 1 on a closed pipe."""
+def _standalone(call: Callable[[], None], leave_after: bool = False) -> NoReturn:
+    """What Typer's main does around a command: exit 0 after it, 130 on Ctrl-C, 1 on a closed pipe.
+
+    With ``leave_after``, every ending, the command's own ``SystemExit`` included, is :func:`leave`'s."""
     try:
         call()
+        status = 0
     except EOFError:
         print(file=sys.stderr)
         print("Aborted!", file=sys.stderr)
-        sys.exit(1)
+        status = 1
     except KeyboardInterrupt:
-        sys.exit(130)
+        status = 130
     except OSError as exc:
         if exc.errno != errno.EPIPE:
             raise
@@ -184,8 +189,66 @@ def _standalone(call: Callable[[], None]) -> NoReturn:
 
         sys.stdout = cast("TextIO", _QuietFlush(sys.stdout))
         sys.stderr = cast("TextIO", _QuietFlush(sys.stderr))
-        sys.exit(1)
-    sys.exit(0)
+        status = 1
+    except SystemExit as exc:
+        if not leave_after:
+            raise
+        status = _exit_status(exc.code)
+    if leave_after:
+        leave(status)
+    sys.exit(status)
+
+
+def _exit_status(code: object) -> int:
+    """The status the interpreter exits with for ``SystemExit(code)``, saying ``code`` as it would when it is text."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def leave(status: int) -> NoReturn:
+    """End this process with ``status`` at once, without the interpreter's teardown.
+
+    A fast command has closed every file it wrote by the time it returns; what the interpreter's way
+    out would still do that anyone could see is done here first: the exit handlers run (``atexit``'s,
+    and with them ``weakref.finalize`` and logging's), then stdout and stderr are flushed. What is
+    skipped is freeing every module and object one by one, which was a sixth of ``tools``'
+    instructions on a kept listing and 8% of ``import-openapi``'s on a small spec (docs/benchmarks.md,
+    "Command line"). A process with another thread still running (no fast command starts one) exits
+    the usual way, which waits for it.
+
+    A pipe closed before the output was all written ends with status 1, as a closed pipe does during
+    the command; any other failure to write it (a full disk) with the interpreter's own status for
+    that, 120, and a line on stderr saying so.
+    """
+    threads = sys.modules.get("threading")
+    if threads is not None and threads.active_count() > 1:
+        sys.exit(status)
+    import atexit
+
+    atexit._run_exitfuncs()
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            if stream is not None:
+                stream.flush()
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                status = status or 1
+            else:
+                status = 120
+                _say(f"skillhouse: could not write {name}: {exc}")
+    os._exit(status)
+
+
+def _say(line: str) -> None:
+    import contextlib  # here: only a failed write pays for it (with collections and functools)
+
+    with contextlib.suppress(OSError):  # straight to the file descriptor: stderr's own buffer may be what failed
+        os.write(2, (line + "\n").encode("utf-8", "replace"))
 
 
 class _QuietFlush:
