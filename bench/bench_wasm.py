@@ -30,9 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-import wasmtime
 from targets import WASM_CALL, WASM_WARM_START
-from wasmtime import _ffi as capi
 from wasmtime.component import Component
 
 from skillhouse.compiler import compile_dir
@@ -41,7 +39,7 @@ from skillhouse.gateway.exchange import FetchAnswer, FetchRequest, FetchResponse
 from skillhouse.host import InProcessRunner, TurnHost, make_runner
 from skillhouse.host.calls import run_call
 from skillhouse.host.runner_pool import RunnerPool
-from skillhouse.host.wasm_build import BuiltComponent, ensure_component
+from skillhouse.host.wasm_build import BuiltComponent, ensure_component, make_engine
 from skillhouse.host.wasm_clock import EpochClock
 from skillhouse.host.wasm_runner import LoadedComponent, WasmRunner
 
@@ -102,11 +100,9 @@ def _per_call(fn: Callable[[], object], seconds: float = 0.5) -> tuple[float, fl
 
 
 def _without_timeout(built: BuiltComponent) -> LoadedComponent:
-    """``built``'s component compiled for an engine configured as :func:`~skillhouse.host.wasm_build.make_engine`'s
-    but without epoch interruption: no check of the epoch in the guest's code, so no timeout."""
-    config = wasmtime.Config()
-    capi.wasmtime_config_concurrency_support_set(config.ptr(), False)
-    engine = wasmtime.Engine(config)
+    """``built``'s component compiled for the runner's engine without epoch interruption: no check of the
+    epoch in the guest's code, so no timeout."""
+    engine = make_engine(interruptible=False)
     return LoadedComponent(engine, Component.from_file(engine, str(built.wasm)), EpochClock(engine))
 
 

@@ -94,15 +94,19 @@ def default_cache_dir() -> Path:
     return Path(guest_cache_dir())
 
 
-def make_engine() -> wasmtime.Engine:
+def make_engine(*, interruptible: bool = True) -> wasmtime.Engine:
     """An engine whose runaway guests can be interrupted by epoch (see :data:`ENGINE_CONFIG`).
 
     Without the component model's concurrency support (async exports and tasks, which the guest does
     not use): with it, every export call set up and tore down a task in wasmtime, about a tenth of
     what a call that does nothing costs.
+
+    ``interruptible=False`` is the same engine without epoch interruption, whose guests nothing can stop:
+    never run, only measured against (bench_wasm, what the timeout costs); its compiled code is not the
+    cache's (:data:`ENGINE_CONFIG` is the interruptible engine's).
     """
     config = wasmtime.Config()
-    config.epoch_interruption = True
+    config.epoch_interruption = interruptible
     # wasmtime-py's Config has no property for it; the C API's setter takes the config's pointer
     capi.wasmtime_config_concurrency_support_set(config.ptr(), False)
     return wasmtime.Engine(config)

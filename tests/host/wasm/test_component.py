@@ -256,3 +256,12 @@ def test_a_warm_start_imports_neither_the_guest_s_loop_nor_the_settings_dataclas
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
 
     assert result.stdout.split() == []
+
+
+def test_the_engine_without_interruption_is_another_configuration_than_the_cache_s(agent_component: BuiltComponent) -> None:
+    # the cache's compiled code is the interruptible engine's: the other engine refuses it, as any engine whose
+    # configuration differs must (a guest it ran could not be stopped); it is for measuring what the timeout costs
+    with pytest.raises(wasmtime.WasmtimeError):
+        Component.deserialize_file(make_engine(interruptible=False), str(agent_component.compiled))
+
+    assert Component.deserialize_file(make_engine(), str(agent_component.compiled)) is not None
